@@ -1,0 +1,81 @@
+"""toolpool: a guarded, dynamic pool of MCP tools for AI agents.
+
+from toolpool import Pool, load_config, Ticket
+
+config = load_config("toolpool.toml")
+async with Pool(config) as pool:
+    await pool.connect("demo_alpha")
+    snap = pool.snapshot()
+    env = await pool.call(snap, "mcp__demo_alpha__lookup", {"key": "k1"},
+                          ticket=Ticket.allow("demo.*"))
+"""
+
+from toolpool.calls import Envelope
+from toolpool.config import (
+    Config,
+    PoolSettings,
+    SecretRef,
+    ServerSpec,
+    ToolPolicy,
+    WriteApproval,
+    load_config,
+)
+from toolpool.enablement import ConfigEnablement, Enablement
+from toolpool.errors import (
+    ConfigError,
+    ConnectionRefused,
+    MissingSecret,
+    PolicyRefusal,
+    PoolClosed,
+    ToolpoolError,
+    UnknownAlias,
+    UpstreamConnectionLost,
+    UpstreamError,
+    UpstreamProtocolError,
+    UpstreamRemoteError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+    UsageError,
+)
+from toolpool.events import PoolEvent
+from toolpool.pool import Pool
+from toolpool.registry import Snapshot
+from toolpool.tickets import Decision, Ticket, authorize
+from toolpool.vetting import ExposedTool, PublishedTool, Screener, Verdict
+
+__all__ = [
+    "Config",
+    "ConfigEnablement",
+    "ConfigError",
+    "ConnectionRefused",
+    "Decision",
+    "Enablement",
+    "Envelope",
+    "ExposedTool",
+    "MissingSecret",
+    "PolicyRefusal",
+    "Pool",
+    "PoolClosed",
+    "PoolEvent",
+    "PoolSettings",
+    "PublishedTool",
+    "Screener",
+    "SecretRef",
+    "ServerSpec",
+    "Snapshot",
+    "Ticket",
+    "ToolPolicy",
+    "ToolpoolError",
+    "UnknownAlias",
+    "UpstreamConnectionLost",
+    "UpstreamError",
+    "UpstreamProtocolError",
+    "UpstreamRemoteError",
+    "UpstreamTimeout",
+    "UpstreamUnavailable",
+    "UsageError",
+    "Verdict",
+    "WriteApproval",
+    "authorize",
+    "load_config",
+]

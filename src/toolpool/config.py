@@ -1,0 +1,281 @@
+"""The trusted local configuration: TOML in, frozen typed objects out.
+
+The configuration is the only place where servers and their tools are named (R1, R2). It is
+read once, validated strictly (unknown keys and wrong types are errors, nothing is coerced)
+and never consults the host environment: commands, paths and environments are exactly what
+the file says, with paths resolved against the file's own folder.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar
+
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from toolpool._toml_lines import locate_key
+from toolpool.errors import ConfigError
+
+__all__ = [
+    "Config",
+    "PoolSettings",
+    "SecretRef",
+    "ServerSpec",
+    "ToolPolicy",
+    "WriteApproval",
+    "load_config",
+]
+
+ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
+REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+ACTION_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class SecretRef(BaseModel):
+    """A value kept in the secret store, resolved only when connecting: ``{ secret = "NAME" }``."""
+
+    model_config = _FROZEN
+    secret: Annotated[str, Field(min_length=1, max_length=128)]
+
+
+ConfigValue: TypeAlias = str | SecretRef
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+class WriteApproval(BaseModel):
+    """Who approved a ``write`` tool in the config, and why (R9)."""
+
+    model_config = _FROZEN
+    by: Annotated[str, Field(min_length=1)]
+    reason: Annotated[str, Field(min_length=1)]
+
+
+class ToolPolicy(BaseModel):
+    """The local entry for one published tool of one alias: the only source of permission (R8)."""
+
+    model_config = _FROZEN
+    action: str | Literal[False]
+    effect: Literal["read", "write"] = "write"
+    enabled: bool = False
+    write_approval: WriteApproval | None = None
+    resource: str | None = None
+    max_argument_bytes: Annotated[int, Field(gt=0)] | None = None
+
+    @property
+    def forbidden(self) -> bool:
+        """``action = false``: listed (R2) but never exposed (R6)."""
+        return self.action is False
+
+    @field_validator("action")
+    @classmethod
+    def _action_is_a_name(cls, value: str | Literal[False]) -> str | Literal[False]:
+        if value is not False and not ACTION_PATTERN.match(value):
+            raise ValueError("must be false or a name of letters, digits and . _ : -")
+        return value
+
+    @model_validator(mode="after")
+    def _enabling_follows_effect(self) -> ToolPolicy:
+        if self.forbidden and self.enabled:
+            raise ValueError("a forbidden tool (action = false) cannot be enabled")
+        if self.enabled and self.effect == "write" and self.write_approval is None:
+            raise ValueError(
+                'enabling a write tool needs write_approval = { by = "...", reason = "..." } '
+                '(or effect = "read" if it only reads)'
+            )
+        return self
+
+
+class ServerSpec(BaseModel):
+    """How to reach one alias, and the policy for each of its tools."""
+
+    model_config = _FROZEN
+    alias: str
+    transport: Literal["stdio", "http", "sse"]
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, ConfigValue] = Field(default_factory=dict)
+    cwd: Path | None = None
+    url: str | None = None
+    headers: Mapping[str, ConfigValue] = Field(default_factory=dict)
+    call_timeout_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
+    connect_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+    health_interval_s: Annotated[float, Field(gt=0, le=3600)] = 15.0
+    era: str = "auto"
+    lifecycle: Literal["persistent", "per_call"] = "persistent"
+    allow_private_network: bool = False
+    enabled: bool = True
+    tools: Mapping[str, ToolPolicy] = Field(default_factory=dict)
+
+    @field_validator("era")
+    @classmethod
+    def _era_is_known(cls, value: str) -> str:
+        if value not in ("auto", "legacy", *MODERN_PROTOCOL_VERSIONS):
+            known = ", ".join(repr(v) for v in ("auto", "legacy", *MODERN_PROTOCOL_VERSIONS))
+            raise ValueError(f"must be one of {known}")
+        return value
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names_are_remote_names(cls, value: Mapping[str, ToolPolicy]) -> Mapping[str, ToolPolicy]:
+        for name in value:
+            if not REMOTE_NAME_PATTERN.match(name):
+                raise ValueError(f"tool name {name!r} must match {REMOTE_NAME_PATTERN.pattern}")
+        return value
+
+    @model_validator(mode="after")
+    def _transport_fields_fit(self) -> ServerSpec:
+        if self.transport == "stdio":
+            if not self.command:
+                raise ValueError("a stdio server needs `command`")
+            if self.url is not None or self.headers:
+                raise ValueError("`url` and `headers` are for http and sse servers")
+        else:
+            if not self.url:
+                raise ValueError(f"an {self.transport} server needs `url`")
+            if not self.url.startswith(("http://", "https://")):
+                raise ValueError("`url` must start with http:// or https://")
+            if self.command is not None or self.args or self.env or self.cwd is not None:
+                raise ValueError("`command`, `args`, `env` and `cwd` are for stdio servers")
+        return self
+
+
+class PoolSettings(BaseModel):
+    """Pool-wide limits, with defaults chosen to admit real servers and refuse abuse."""
+
+    model_config = _FROZEN
+    store: str | None = None
+    description_max_chars: Annotated[int, Field(ge=16, le=100_000)] = 400
+    max_list_pages: Annotated[int, Field(ge=1, le=100_000)] = 100
+    max_tools_per_server: Annotated[int, Field(ge=1, le=100_000)] = 2000
+    max_argument_bytes: Annotated[int, Field(ge=16)] = 256 * 1024
+    max_schema_bytes: Annotated[int, Field(ge=64)] = 64 * 1024
+    max_schema_depth: Annotated[int, Field(ge=2, le=256)] = 32
+
+
+class Config(BaseModel):
+    """A whole validated configuration; ``source`` is the file it came from."""
+
+    model_config = _FROZEN
+    source: Path
+    pool: PoolSettings = Field(default_factory=PoolSettings)
+    servers: Mapping[str, ServerSpec] = Field(default_factory=dict)
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a toolpool TOML file.
+
+    Raises:
+        ConfigError: the file is missing or unreadable, is not TOML, has an unknown key, a
+            wrong type, or breaks a rule; the message names the file, the line and the key.
+    """
+    source = Path(path).resolve()
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(path), "", f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), "", "is not UTF-8 text") from exc
+    return parse_config(text, source)
+
+
+def parse_config(text: str, source: Path) -> Config:
+    """Validate TOML ``text`` as if it were read from ``source`` (paths resolve beside it).
+
+    Raises:
+        ConfigError: as for ``load_config``.
+    """
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(source), "", f"not valid TOML: {exc}") from exc
+    unknown = sorted(set(raw) - {"pool", "servers"})
+    if unknown:
+        raise _error(text, source, (unknown[0],), "unknown key (expected `pool` or `servers`)")
+    servers_raw = raw.get("servers", {})
+    if not isinstance(servers_raw, dict):
+        raise _error(text, source, ("servers",), "must be a table of servers")
+    pool = _validate(text, source, ("pool",), PoolSettings, raw.get("pool", {}))
+    servers = {alias: _server(text, source, alias, body) for alias, body in servers_raw.items()}
+    return Config(source=source, pool=pool, servers=servers)
+
+
+def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:
+    if not ALIAS_PATTERN.match(alias):
+        raise _error(
+            text,
+            source,
+            ("servers", alias),
+            "an alias is 1-48 letters, digits, '-' or single '_', starting with a letter or digit",
+        )
+    if not isinstance(body, dict):
+        raise _error(text, source, ("servers", alias), "must be a table")
+    if "alias" in body:
+        raise _error(text, source, ("servers", alias, "alias"), "unknown key")
+    needed = {"stdio": "command", "http": "url", "sse": "url"}.get(str(body.get("transport")))
+    if needed is not None and needed not in body:
+        raise _error(
+            text, source, ("servers", alias, needed), f"is required for a {body['transport']} server"
+        )
+    fields: dict[str, Any] = {"alias": alias, **body}
+    if isinstance(fields.get("args"), list):
+        fields["args"] = tuple(fields["args"])
+    spec = _validate(text, source, ("servers", alias), ServerSpec, fields)
+    return _resolve_paths(spec, source.parent)
+
+
+def _resolve_paths(spec: ServerSpec, base: Path) -> ServerSpec:
+    """Make `cwd` and a relative command path absolute against the config's folder."""
+    cwd = base if spec.cwd is None else (base / spec.cwd).resolve()
+    command = spec.command
+    if command is not None and "/" in command and not command.startswith("/"):
+        command = str((base / command).resolve())
+    if spec.transport != "stdio":
+        return spec
+    return spec.model_copy(update={"cwd": cwd, "command": command})
+
+
+def _validate(text: str, source: Path, prefix: tuple[str, ...], model: type[_Model], data: object) -> _Model:
+    if not isinstance(data, dict):
+        raise _error(text, source, prefix, "must be a table")
+    try:
+        return model.model_validate(_tomlish(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(str(part) for part in first["loc"] if not _is_union_tag(part))
+        raise _error(text, source, prefix + loc, _problem(first)) from None
+
+
+def _tomlish(data: dict[str, Any]) -> dict[str, Any]:
+    """Strict pydantic wants tuples for tuple fields and Paths for Path fields."""
+    converted = dict(data)
+    if isinstance(converted.get("cwd"), str):
+        converted["cwd"] = Path(converted["cwd"])
+    return converted
+
+
+def _is_union_tag(part: object) -> bool:
+    # pydantic names the union member it tried ("str", "literal[False]", "SecretRef") in `loc`.
+    return isinstance(part, str) and (
+        part in {"str", "SecretRef", "function-after[_action_is_a_name(), str]"}
+        or part.startswith(("literal[", "function-", "constrained-"))
+    )
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "is required"
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def _error(text: str, source: Path, key: tuple[str, ...], problem: str) -> ConfigError:
+    return ConfigError(str(source), ".".join(key), problem, line=locate_key(text, key))

@@ -1,0 +1,179 @@
+"""Every exception toolpool raises, and the Envelope codes, in one place.
+
+Blame is split three ways, because each needs a different reaction::
+
+    ToolpoolError
+    ├── UsageError                  the caller did it: fix the call or the config
+    │   ├── ConfigError             the TOML file is invalid (names the file and the key)
+    │   ├── UnknownAlias            connect/disconnect named an alias the config lacks (R1)
+    │   ├── MissingSecret           the config refers to a secret that was not provided
+    │   └── PoolClosed              the pool was used outside ``async with`` or after aclose()
+    ├── PolicyRefusal               local policy refused it: working as intended
+    │   └── ConnectionRefused       an admission rule (R2-R4) refused a whole connection
+    └── UpstreamError               the MCP server misbehaved or went away
+        ├── UpstreamUnavailable     could not start, reach or handshake with the server
+        ├── UpstreamTimeout         a request ran past its timeout
+        ├── UpstreamConnectionLost  the process exited or the transport broke
+        ├── UpstreamRemoteError     the server answered with an error
+        └── UpstreamProtocolError   the server sent something that is not valid MCP
+
+Upstream errors carry the server's own text only in ``detail``, which is for the audit log
+(after redaction) and never for a model; ``str()`` of every exception here is local text.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "CIRCUIT_OPEN",
+    "DENIED",
+    "ENVELOPE_CODES",
+    "INVALID_ARGUMENTS",
+    "MCP_CONNECTION_LOST",
+    "MCP_REMOTE_ERROR",
+    "MCP_TIMEOUT",
+    "OK",
+    "TAINTED_ARGUMENT",
+    "TICKET_EXPIRED",
+    "TOOL_DISABLED",
+    "UNKNOWN_TOOL",
+    "ConfigError",
+    "ConnectionRefused",
+    "MissingSecret",
+    "PolicyRefusal",
+    "PoolClosed",
+    "ToolpoolError",
+    "UnknownAlias",
+    "UpstreamConnectionLost",
+    "UpstreamError",
+    "UpstreamProtocolError",
+    "UpstreamRemoteError",
+    "UpstreamTimeout",
+    "UpstreamUnavailable",
+    "UsageError",
+]
+
+# Envelope codes, in the order of the call pipeline's gates (DESIGN.md).
+OK: Final = "ok"
+UNKNOWN_TOOL: Final = "unknown_tool"  # gate 1: not in this request's snapshot
+MCP_CONNECTION_LOST: Final = "mcp_connection_lost"  # gate 2 and gate 8
+TOOL_DISABLED: Final = "tool_disabled"  # gate 3
+DENIED: Final = "denied"  # gate 4
+TICKET_EXPIRED: Final = "ticket_expired"  # gate 4
+INVALID_ARGUMENTS: Final = "invalid_arguments"  # gate 5
+TAINTED_ARGUMENT: Final = "tainted_argument"  # gate 6
+CIRCUIT_OPEN: Final = "circuit_open"  # gate 7
+MCP_REMOTE_ERROR: Final = "mcp_remote_error"  # gate 8: connection kept
+MCP_TIMEOUT: Final = "mcp_timeout"  # gate 8: connection dropped
+
+ENVELOPE_CODES: Final = frozenset(
+    {
+        OK,
+        UNKNOWN_TOOL,
+        MCP_CONNECTION_LOST,
+        TOOL_DISABLED,
+        DENIED,
+        TICKET_EXPIRED,
+        INVALID_ARGUMENTS,
+        TAINTED_ARGUMENT,
+        CIRCUIT_OPEN,
+        MCP_REMOTE_ERROR,
+        MCP_TIMEOUT,
+    }
+)
+
+
+class ToolpoolError(Exception):
+    """Base of every error toolpool raises on purpose."""
+
+
+class UsageError(ToolpoolError):
+    """The caller did it: a bad config, an unknown name, a closed pool."""
+
+
+class ConfigError(UsageError):
+    """The configuration file is invalid; the message names the file and the key."""
+
+    def __init__(self, path: str, key: str, problem: str, *, line: int | None = None) -> None:
+        self.path = path
+        self.key = key
+        self.problem = problem
+        self.line = line
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
+
+
+class UnknownAlias(UsageError):
+    """An alias that the trusted configuration does not name; nothing was started (R1)."""
+
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+        super().__init__(f"unknown alias {alias!r}: only servers named in the configuration can connect")
+
+
+class MissingSecret(UsageError):
+    """A ``{ secret = "NAME" }`` value names a secret that is not available."""
+
+    def __init__(self, alias: str, name: str) -> None:
+        self.alias = alias
+        self.name = name
+        super().__init__(f"server {alias!r} needs secret {name!r}, which is not set")
+
+
+class PoolClosed(UsageError):
+    """The pool is not open: use it inside ``async with Pool(config)``; it cannot reopen."""
+
+
+class PolicyRefusal(ToolpoolError):
+    """Local policy refused the operation; this is the guard working, not a fault."""
+
+
+class ConnectionRefused(PolicyRefusal):
+    """An admission rule refused a whole connection; it was closed and nothing was exposed.
+
+    ``reasons`` holds one local, model-safe line per broken rule, each starting with the
+    rule's number (``"R2: ..."``).
+    """
+
+    def __init__(self, alias: str, reasons: tuple[str, ...]) -> None:
+        self.alias = alias
+        self.reasons = reasons
+        super().__init__(f"connection to {alias!r} refused: " + "; ".join(reasons))
+
+
+class UpstreamError(ToolpoolError):
+    """The upstream server did it. ``detail`` holds upstream text for the audit log only."""
+
+    envelope_code: str = MCP_CONNECTION_LOST
+
+    def __init__(self, alias: str, message: str, *, detail: str = "") -> None:
+        self.alias = alias
+        self.detail = detail
+        super().__init__(f"{alias}: {message}")
+
+
+class UpstreamUnavailable(UpstreamError):
+    """The server could not be started, reached or initialized."""
+
+
+class UpstreamTimeout(UpstreamError):
+    """A request to the server ran past its timeout; the connection is dropped."""
+
+    envelope_code = MCP_TIMEOUT
+
+
+class UpstreamConnectionLost(UpstreamError):
+    """The server process exited or its transport broke; the connection is dropped."""
+
+
+class UpstreamRemoteError(UpstreamError):
+    """The server answered with an error; the connection stays up."""
+
+    envelope_code = MCP_REMOTE_ERROR
+
+
+class UpstreamProtocolError(UpstreamError):
+    """The server sent something that is not valid MCP (a malformed result or page)."""
+
+    envelope_code = MCP_REMOTE_ERROR

@@ -1,0 +1,30 @@
+"""Pool events: what happened to connections and tools, for logs, audits and tests.
+
+Event kinds:
+    mcp.connected        an alias was admitted; detail: tools, dropped, forbidden, era
+    mcp.refused          an admission rule refused a connection; detail: reasons
+    mcp.disconnected     an alias was disconnected on request
+    mcp.connection_lost  a connection died (process exit, transport closed, timeout);
+                         its tools were revoked; detail: reason
+    mcp.desc_rejected    the screener dropped a tool (R5); detail: tool, score, reasons
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = ["EventSink", "PoolEvent"]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEvent:
+    """One thing that happened; ``detail`` holds local, model-safe text only."""
+
+    kind: str
+    alias: str
+    detail: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+
+EventSink = Callable[[PoolEvent], None]

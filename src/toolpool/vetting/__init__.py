@@ -1,0 +1,27 @@
+"""Vetting: published tools (untrusted) in, exposed tools (local capabilities) out."""
+
+from toolpool.vetting.admission import Admission, cut_description, vet
+from toolpool.vetting.model import ExposedTool, PublishedTool
+from toolpool.vetting.names import LOCAL_NAME_PATTERN, REMOTE_NAME_PATTERN, local_name, safe_name
+from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
+from toolpool.vetting.screening import PASS, PassingScreener, Screener, Verdict
+
+__all__ = [
+    "LOCAL_NAME_PATTERN",
+    "PASS",
+    "REMOTE_NAME_PATTERN",
+    "Admission",
+    "CompiledSchema",
+    "ExposedTool",
+    "PassingScreener",
+    "PublishedTool",
+    "SchemaLimits",
+    "SchemaRejected",
+    "Screener",
+    "Verdict",
+    "compile_schema",
+    "cut_description",
+    "local_name",
+    "safe_name",
+    "vet",
+]

@@ -1,0 +1,133 @@
+"""Tool schemas (R4): compile strictly before exposure, validate arguments at call time.
+
+A schema is accepted only if it is a JSON Schema 2020-12 object schema (top-level
+``"type": "object"``), within the size and depth bounds, valid against the 2020-12
+meta-schema, and every ``$ref`` is a local JSON pointer (``#`` or ``#/...``) that resolves
+inside the schema itself. Nothing is ever fetched: the validator gets an empty registry.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from referencing import Registry
+
+__all__ = ["CompiledSchema", "SchemaLimits", "SchemaRejected", "compile_schema"]
+
+_ACCEPTED_DIALECTS = frozenset(
+    {
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2020-12/schema#",
+        # Many servers (zod-to-json-schema, pydantic v1) declare draft-07 for schemas that
+        # mean the same under 2020-12; they are still compiled and checked as 2020-12.
+        "http://json-schema.org/draft-07/schema",
+        "http://json-schema.org/draft-07/schema#",
+    }
+)
+_REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+_MESSAGE_MAX = 240
+
+
+class SchemaRejected(ValueError):
+    """A schema broke R4; the message is local text naming the first problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaLimits:
+    max_bytes: int
+    max_depth: int
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class CompiledSchema:
+    """A vetted schema and its compiled validator; immutable and shareable between tools."""
+
+    schema: Mapping[str, Any]
+    canonical: str
+    _validator: Draft202012Validator
+
+    def problems(self, instance: object, limit: int = 3) -> list[str]:
+        """Up to ``limit`` local descriptions of why ``instance`` does not validate."""
+        if self._validator.is_valid(instance):
+            return []
+        found: list[str] = []
+        for error in self._validator.iter_errors(instance):
+            where = "/" + "/".join(str(part) for part in error.absolute_path)
+            found.append(f"at {where}: {error.message}"[:_MESSAGE_MAX])
+            if len(found) >= limit:
+                break
+        return found
+
+
+def compile_schema(schema: object, limits: SchemaLimits) -> CompiledSchema:
+    """Vet and compile one tool schema.
+
+    Raises:
+        SchemaRejected: the schema breaks R4.
+    """
+    if not isinstance(schema, dict):
+        raise SchemaRejected("the schema is not a JSON object")
+    try:
+        canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise SchemaRejected("the schema is not plain JSON") from exc
+    if len(canonical.encode()) > limits.max_bytes:
+        raise SchemaRejected(f"the schema is larger than {limits.max_bytes} bytes")
+    return _compile_canonical(canonical, limits.max_depth)
+
+
+@lru_cache(maxsize=4096)
+def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
+    # Servers often repeat one schema for many tools; compiling is the expensive part.
+    schema: dict[str, Any] = json.loads(canonical)
+    if schema.get("type") != "object":
+        raise SchemaRejected('the schema\'s top level must have "type": "object"')
+    dialect = schema.get("$schema")
+    if dialect is not None and dialect not in _ACCEPTED_DIALECTS:
+        raise SchemaRejected("the schema declares a dialect other than JSON Schema 2020-12")
+    _check_depth_and_refs(schema, max_depth)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/" + "/".join(str(part) for part in exc.absolute_path)
+        raise SchemaRejected(f"not a valid 2020-12 schema at {where}: {exc.validator} is wrong") from None
+    validator = Draft202012Validator(schema, registry=Registry())
+    return CompiledSchema(schema=schema, canonical=canonical, _validator=validator)
+
+
+def _check_depth_and_refs(schema: dict[str, Any], max_depth: int) -> None:
+    stack: list[tuple[object, int]] = [(schema, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            raise SchemaRejected(f"the schema is nested deeper than {max_depth} levels")
+        if isinstance(node, dict):
+            if isinstance(node.get("$id"), str):
+                raise SchemaRejected("$id is not allowed: it would re-base local references")
+            for keyword in _REF_KEYWORDS:
+                if keyword in node:
+                    _check_ref(schema, keyword, node[keyword])
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node)
+
+
+def _check_ref(root: dict[str, Any], keyword: str, ref: object) -> None:
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        raise SchemaRejected(f"{keyword} is not a local JSON pointer (only '#/...' is allowed)")
+    node: object = root
+    for raw_part in ref[2:].split("/") if ref != "#" else ():
+        part = unquote(raw_part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise SchemaRejected(f"{keyword} points at nothing inside the schema")

@@ -1,0 +1,82 @@
+"""A hand-written, SDK-free MCP server for tests that need a hostile or old-fashioned peer.
+
+Run as ``python scripted.py SPEC.json``. It speaks only the legacy (initialize) era over stdio
+and does what the spec says, re-reading the spec at every start:
+
+    pages            list of pages of tool definitions, sent verbatim by tools/list
+    cursors          cursor returned after page i (one fewer than pages); "" is a real cursor
+    loop_cursor      when true, the last page hands back the first cursor again
+    raw_list_result  when set, tools/list answers exactly this (malformed on purpose)
+    raw_call_result  when set, tools/call answers exactly this
+    log              file that gets one JSON line per request received
+    answer_unknown   when false (default), unknown methods get no answer at all, like a
+                     legacy server that ignores ``server/discover``
+"""
+
+import json
+import sys
+
+
+def main() -> None:
+    with open(sys.argv[1], encoding="utf-8") as spec_file:
+        spec = json.load(spec_file)
+    pages = spec.get("pages", [[]])
+    cursors = spec.get("cursors", [])
+    log_path = spec.get("log")
+
+    def log(message: dict) -> None:
+        if log_path:
+            with open(log_path, "a", encoding="utf-8") as log_file:
+                log_file.write(json.dumps(message) + "\n")
+
+    def reply(request_id, result=None, error=None) -> None:
+        body = {"jsonrpc": "2.0", "id": request_id}
+        body.update({"error": error} if error is not None else {"result": result})
+        sys.stdout.write(json.dumps(body) + "\n")
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        method = message.get("method")
+        if "id" not in message:
+            continue  # a notification
+        log({"method": method, "params": message.get("params")})
+        request_id = message["id"]
+        params = message.get("params") or {}
+        if method == "initialize":
+            reply(
+                request_id,
+                {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "scripted", "version": "1"},
+                },
+            )
+        elif method == "tools/list":
+            if "raw_list_result" in spec:
+                reply(request_id, spec["raw_list_result"])
+                continue
+            cursor = params.get("cursor")
+            index = 0 if cursor is None else cursors.index(cursor) + 1
+            result = {"tools": pages[index]}
+            if index < len(cursors):
+                result["nextCursor"] = cursors[index]
+            elif spec.get("loop_cursor") and cursors:
+                result["nextCursor"] = cursors[0]
+            reply(request_id, result)
+        elif method == "tools/call":
+            if "raw_call_result" in spec:
+                reply(request_id, spec["raw_call_result"])
+            else:
+                text = json.dumps(params.get("arguments"), sort_keys=True)
+                reply(request_id, {"content": [{"type": "text", "text": text}]})
+        elif method == "ping":
+            reply(request_id, {})
+        elif spec.get("answer_unknown"):
+            reply(request_id, error={"code": -32601, "message": "Method not found"})
+
+
+if __name__ == "__main__":
+    main()
