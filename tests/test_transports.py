@@ -148,3 +148,27 @@ async def test_http_headers_come_from_the_config_with_secrets_resolved_at_connec
     assert seen and all(
         h.get("authorization") == "Bearer s3cr3t" and h.get("x-team") == "tools" for h in seen
     )
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_remote_server_dying_mid_call_is_connection_lost_and_revoked(
+    tmp_path: Path, transport: str, era: str
+) -> None:
+    tools = {name: {"action": f"faulty.{name}", **READ} for name in ("ok", "fail", "hang", "crash")}
+    with anyio.fail_after(TIMEOUT):
+        async with serve_demo_http("faulty", transport=transport) as server:  # type: ignore[arg-type]
+            table = server_table(
+                "remote",
+                tools,
+                transport=transport,
+                url=server.url,
+                era=era,
+                allow_private_network=True,
+                call_timeout_s=10,
+            )
+            async with Pool(write_config(tmp_path, table)) as pool:
+                await pool.connect("remote")
+                envelope = await pool.call(pool.snapshot(), "mcp__remote__crash", {}, ticket=ANY)
+                assert pool.snapshot().tools == ()
+    assert envelope.code == "mcp_connection_lost"

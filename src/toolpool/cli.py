@@ -177,5 +177,5 @@ def _clip(text: str, limit: int = 100) -> str:
 
 
 def _fail(message: str, code: int = 1) -> Any:
-    _err.print(f"toolpool: error: {message}", highlight=False, markup=False)
+    sys.stderr.write(f"toolpool: error: {message}\n")  # one line, never wrapped
     raise SystemExit(code)

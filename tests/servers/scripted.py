@@ -8,6 +8,8 @@ and does what the spec says, re-reading the spec at every start:
     loop_cursor      when true, the last page hands back the first cursor again
     raw_list_result  when set, tools/list answers exactly this (malformed on purpose)
     raw_call_result  when set, tools/call answers exactly this
+    raw_list_line    when set, tools/list is answered by this line verbatim ("{id}" becomes
+                     the request id): any bytes at all, for fuzzing
     log              file that gets one JSON line per request received
     answer_unknown   when false (default), unknown methods get no answer at all, like a
                      legacy server that ignores ``server/discover``
@@ -55,6 +57,10 @@ def main() -> None:
                 },
             )
         elif method == "tools/list":
+            if "raw_list_line" in spec:
+                sys.stdout.write(spec["raw_list_line"].replace("{id}", json.dumps(request_id)) + "\n")
+                sys.stdout.flush()
+                continue
             if "raw_list_result" in spec:
                 reply(request_id, spec["raw_list_result"])
                 continue

@@ -1,0 +1,97 @@
+"""The command line: real processes, one clear line on bad input, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "toolpool.toml"
+
+
+def toolpool(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "toolpool", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def test_help_explains_the_commands() -> None:
+    result = toolpool("--help")
+    assert result.returncode == 0
+    for command in ("demo", "tools", "call"):
+        assert command in result.stdout
+
+
+def test_demo_runs_every_step_as_expected() -> None:
+    result = toolpool("demo", "--json")
+    assert result.returncode == 0, result.stderr
+    steps = json.loads(result.stdout)
+    assert len(steps) >= 10
+    assert all(step["code"] == step["expected"] for step in steps)
+    assert {"unknown_tool", "denied", "invalid_arguments", "mcp_timeout", "refused"} <= {
+        s["code"] for s in steps
+    }
+
+
+def test_tools_lists_the_policy_with_states() -> None:
+    result = toolpool("tools", "--config", str(EXAMPLE), "--json")
+    rows = {(row["alias"], row["tool"]): row for row in json.loads(result.stdout)}
+    assert rows[("demo_alpha", "lookup")]["state"] == "enabled"
+    assert rows[("demo_alpha", "process_info")]["state"] == "forbidden"
+    assert rows[("demo_mismatch", "lookup")]["state"] == "disabled"
+
+
+def test_call_goes_through_every_gate_and_prints_the_result() -> None:
+    result = toolpool("call", "demo_alpha", "lookup", "--args", '{"key": "k2"}', "--config", str(EXAMPLE))
+    assert (result.returncode, result.stdout.strip()) == (0, "alpha:v2")
+
+
+def test_a_refused_call_exits_non_zero_with_its_code() -> None:
+    result = toolpool(
+        "call", "demo_alpha", "lookup", "--args", '{"key": 1}', "--config", str(EXAMPLE), "--json"
+    )
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["code"] == "invalid_arguments"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("call", "nobody", "x"), "unknown alias 'nobody'"),
+        (("call", "demo_alpha", "lookup", "--args", "{oops"), "--args is not JSON"),
+        (("call", "demo_alpha", "lookup", "--args", "[1]"), "--args must be a JSON object"),
+        (("call", "demo_mismatch", "lookup"), "R2: the server does not publish"),
+    ],
+)
+def test_bad_input_ends_with_one_clear_line(args: tuple[str, ...], message: str) -> None:
+    result = toolpool(*args, "--config", str(EXAMPLE))
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_a_broken_config_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    (tmp_path / "toolpool.toml").write_text('[servers.a]\ntransport = "stdio"\ncommand = "x"\nspeed = 3\n')
+    result = toolpool("tools", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        == f"toolpool: error: {tmp_path / 'toolpool.toml'}:4: servers.a.speed: unknown key"
+    )
+
+
+def test_a_missing_config_says_how_to_point_at_one(tmp_path: Path) -> None:
+    result = toolpool("tools", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "pass --config PATH" in result.stderr
