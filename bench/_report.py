@@ -21,11 +21,15 @@ class Table:
 
 
 def render(table: Table) -> str:
-    widths = [max(len(str(row[i])) for row in (table.headers, *table.rows)) for i in range(len(table.headers))]
+    widths = [
+        max(len(str(row[i])) for row in (table.headers, *table.rows)) for i in range(len(table.headers))
+    ]
 
     def line(cells: Sequence[str]) -> str:
         first, *rest = (str(cell) for cell in cells)
-        return "  ".join([first.ljust(widths[0]), *(c.rjust(w) for c, w in zip(rest, widths[1:], strict=True))])
+        return "  ".join(
+            [first.ljust(widths[0]), *(c.rjust(w) for c, w in zip(rest, widths[1:], strict=True))]
+        )
 
     out = [table.title, line(table.headers), "  ".join("-" * w for w in widths)]
     out += [line(row) for row in table.rows]
