@@ -1,21 +1,25 @@
 """Section 1: sequential ``echo`` calls over stdio, bare SDK client versus ``pool.call``.
 
-Three arms talk to three processes of the same demo server (``alpha``), all in one era:
+Four arms, one era, the same demo server kind (``alpha``); each arm adds one layer:
 
 - ``direct``: the SDK ``Client`` on the SDK's own stdio transport, ``session.call_tool``
   (the layer toolpool calls too), after one ``tools/list`` as toolpool does on connect;
-- ``transport``: the same SDK ``Client`` on toolpool's own stdio transport (attribution only:
-  it separates the transport's share of the overhead from the call pipeline's);
+- ``transport``: the same, on toolpool's own stdio transport;
+- ``session``: toolpool's ``UpstreamSession.call_tool`` on the pool's live connection
+  (``pool.session_of``): adds the deadline scope and the fault mapping;
 - ``pool``: ``pool.call`` through every gate (connected once, one snapshot, ``Ticket.allow("*")``).
 
-The gate breakdown times, in-process and without I/O, the pure-Python pieces that ``pool.call``
-adds around the SDK call, so the measured difference can be put down to them.
+``transport`` and ``session`` are there only to tell where a difference comes from. The
+gate breakdown times the pure-Python pieces ``pool.call`` adds, in a hot loop and "in situ":
+in order, right after a real call, which is the state they run in for real.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,17 +30,18 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientSession
 
 from _configs import CALL_TIMEOUT_S, EXACT_ENV, alpha_server, demo_args, local_name, sdk_command, write_config
-from _timing import Arm, interleave, micro_ns, summary
+from _timing import Arm, AsyncCall, interleave, micro_ns, summary
 from toolpool import Pool, Snapshot, Ticket, authorize
-from toolpool.upstream import StdioLaunch, StdioTransport
+from toolpool.upstream import StdioLaunch, StdioTransport, UpstreamSession
 
-__all__ = ["TEXT", "measure_calls", "measure_gates"]
+__all__ = ["ALIAS", "TEXT", "measure_calls", "measure_gates"]
 
 ALIAS = "bench_alpha"
 TEXT = "hello"
 _ARGUMENTS = {"text": TEXT}
 _MICRO_LOOPS = 20_000
 _MICRO_REPEATS = 7
+_IN_SITU = 500
 
 
 async def measure_calls(folder: Path, era: str, calls: int, block: int, warmup: int) -> dict[str, Any]:
@@ -53,6 +58,7 @@ async def measure_calls(folder: Path, era: str, calls: int, block: int, warmup: 
         arms = (
             Arm("direct", "SDK Client, SDK stdio", _sdk_call(direct)),
             Arm("transport", "SDK Client, toolpool stdio", _sdk_call(transport)),
+            Arm("session", "toolpool UpstreamSession", _session_call(_live_session(pool))),
             Arm("pool", "pool.call", _pool_call(pool, pool.snapshot(), Ticket.allow("*"))),
         )
         samples = await interleave(arms, calls, block, warmup)
@@ -61,7 +67,7 @@ async def measure_calls(folder: Path, era: str, calls: int, block: int, warmup: 
 
 
 async def measure_gates(folder: Path, era: str) -> dict[str, Any]:
-    """Nanoseconds per call of each pure-Python piece ``pool.call`` adds, and their sum."""
+    """Nanoseconds per use of each pure-Python piece ``pool.call`` adds: hot and in situ."""
     config = write_config(folder, alpha_server(ALIAS, era))
     name = local_name(ALIAS, "echo")
     async with Pool(config) as pool:
@@ -70,7 +76,7 @@ async def measure_gates(folder: Path, era: str) -> dict[str, Any]:
         tool = snapshot.get(name)
         assert tool is not None
         ticket = Ticket.allow("*")
-        pieces = {
+        pieces: dict[str, Callable[[], object]] = {
             "gate 1: name in snapshot": lambda: snapshot.get(name),
             "gate 4: clock + authorize(ticket)": lambda: authorize(
                 ticket, tool.action, None, datetime.now(UTC)
@@ -79,17 +85,31 @@ async def measure_gates(folder: Path, era: str) -> dict[str, Any]:
                 _ARGUMENTS, separators=(",", ":"), ensure_ascii=False, allow_nan=False
             ).encode(),
             "gate 5: schema (jsonschema is_valid)": lambda: tool.input.problems(_ARGUMENTS),
-            "timeout scope (anyio.fail_after)": _timeout_scope,
+            "deadline scope (anyio.fail_after)": _deadline_scope,
         }
-        figures = {
+        hot = {
             label: statistics.median(micro_ns(fn, _MICRO_LOOPS, _MICRO_REPEATS))
             for label, fn in pieces.items()
         }
-    return {"ns": figures, "sum_ns": sum(figures.values())}
+        in_situ = await _in_situ(_session_call(_live_session(pool)), pieces)
+    return {"hot_ns": hot, "in_situ_ns": in_situ}
 
 
-def _timeout_scope() -> None:
-    # Entering and leaving a deadline scope is synchronous; the pool's session wraps every
+async def _in_situ(real_call: AsyncCall, pieces: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """After each real call, every piece once, in the pipeline's order, each timed: the caches
+    are then as warm or as cold as in ``pool.call`` itself."""
+    figures: dict[str, list[int]] = {label: [] for label in pieces}
+    for _ in range(_IN_SITU):
+        await real_call()
+        for label, fn in pieces.items():
+            start = time.perf_counter_ns()
+            fn()
+            figures[label].append(time.perf_counter_ns() - start)
+    return {label: statistics.median(values) for label, values in figures.items()}
+
+
+def _deadline_scope() -> None:
+    # Entering and leaving a deadline scope is synchronous; toolpool's session wraps every
     # SDK request in one, on top of the SDK's own read timeout.
     with anyio.fail_after(CALL_TIMEOUT_S + 1):  # noqa: ASYNC100 - the scope itself is measured
         pass
@@ -99,6 +119,13 @@ def _sdk_launch() -> dict[str, Any]:
     return {"command": sdk_command(), "args": demo_args("alpha"), "env": dict(EXACT_ENV)}
 
 
+def _live_session(pool: Pool) -> UpstreamSession:
+    session = pool.session_of(ALIAS)
+    if session is None:
+        raise RuntimeError(f"{ALIAS} is not connected")
+    return session
+
+
 async def _sdk_session(stack: AsyncExitStack, server: Any, era: str) -> ClientSession:
     # cache=None: toolpool's session turns the SDK's response cache off too.
     client = await stack.enter_async_context(Client(server, mode=era, cache=None))
@@ -106,7 +133,7 @@ async def _sdk_session(stack: AsyncExitStack, server: Any, era: str) -> ClientSe
     return client.session
 
 
-def _sdk_call(session: ClientSession) -> Any:
+def _sdk_call(session: ClientSession) -> AsyncCall:
     async def call() -> None:
         result = await session.call_tool("echo", _ARGUMENTS, read_timeout_seconds=CALL_TIMEOUT_S)
         if result.is_error:
@@ -115,7 +142,16 @@ def _sdk_call(session: ClientSession) -> Any:
     return call
 
 
-def _pool_call(pool: Pool, snapshot: Snapshot, ticket: Ticket) -> Any:
+def _session_call(session: UpstreamSession) -> AsyncCall:
+    async def call() -> None:
+        result = await session.call_tool("echo", _ARGUMENTS, CALL_TIMEOUT_S)
+        if result.is_error:
+            raise RuntimeError(f"echo failed: {result}")
+
+    return call
+
+
+def _pool_call(pool: Pool, snapshot: Snapshot, ticket: Ticket) -> AsyncCall:
     name = local_name(ALIAS, "echo")
 
     async def call() -> None:
@@ -127,11 +163,9 @@ def _pool_call(pool: Pool, snapshot: Snapshot, ticket: Ticket) -> Any:
 
 
 def _ratios(figures: dict[str, dict[str, Any]]) -> dict[str, float]:
-    pool, direct, transport = figures["pool"], figures["direct"], figures["transport"]
+    pool, direct = figures["pool"], figures["direct"]
     return {
         "pool_vs_direct_median": pool["median_us"] / direct["median_us"],
         "pool_vs_direct_p90": pool["p90_us"] / direct["p90_us"],
         "pool_vs_direct_cpu": pool["cpu_us_per_call"] / direct["cpu_us_per_call"],
-        "transport_vs_direct_median": transport["median_us"] / direct["median_us"],
-        "pool_vs_transport_median": pool["median_us"] / transport["median_us"],
     }

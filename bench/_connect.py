@@ -1,24 +1,33 @@
 """Section 3: connect + vet of 1,000 tools, ``pool.connect`` versus the bare SDK client.
 
-Both arms start ``python -m toolpool.demo paged --tools 1000 --page-size 100`` in the same era
-and read all ten pages (the second page's cursor is the empty string). ``pool.connect`` also
-vets every tool and admits them; the bare SDK client only lists. Runs alternate between the
-arms; closing is not timed. ``vet()`` is also timed alone, in-process, on the same 1,000
-published tools, so the part of the difference that is vetting is visible by itself.
+Every arm starts ``python -m toolpool.demo paged --tools 1000 --page-size 100`` in the same era
+and reads all ten pages (the second page's cursor is the empty string):
+
+- ``sdk``: the SDK ``Client`` on its own stdio transport: spawn, (handshake), list all pages;
+- ``session``: toolpool's ``open_session`` + ``UpstreamSession.list_tools``, no vetting
+  (attribution only: toolpool's transport and paging without ``vet``);
+- ``pool``: ``pool.connect``: the same, then ``vet`` every tool and admit them.
+
+The arms' order rotates from run to run; closing is not timed. Besides wall time, this
+process's CPU time per connect is recorded (the child's startup is not in it), and ``vet()``
+is timed alone, in-process, on the same 1,000 published tools.
 """
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import mcp_types
 from mcp import Client, StdioServerParameters
 
-from _configs import EXACT_ENV, demo_args, paged_server, sdk_command, write_config
+from _configs import CALL_TIMEOUT_S, EXACT_ENV, demo_args, paged_server, sdk_command, write_config
 from toolpool import Config, Pool, PublishedTool
+from toolpool.upstream import Era, StdioLaunch, open_session
 from toolpool.vetting import PassingScreener, vet
 
 __all__ = ["TOOLS", "measure_connect"]
@@ -27,65 +36,91 @@ ALIAS = "bench_paged"
 TOOLS = 1_000
 PAGE_SIZE = 100
 _VET_REPEATS = 7
+_CONNECT_TIMEOUT_S = 60.0
+
+Timed = tuple[float, float]  # wall seconds, CPU seconds of this process
+
+
+class _Stopwatch:
+    def __init__(self) -> None:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def stop(self) -> Timed:
+        return time.perf_counter() - self._wall, time.process_time() - self._cpu
 
 
 async def measure_connect(folder: Path, era: str, runs: int) -> dict[str, Any]:
     config = write_config(folder, paged_server(ALIAS, TOOLS, PAGE_SIZE, era))
-    pool_s: list[float] = []
-    sdk_s: list[float] = []
     published: list[mcp_types.Tool] = []
+    figures: dict[str, list[Timed]] = {"sdk": [], "session": [], "pool": []}
+
+    async def sdk() -> Timed:
+        nonlocal published
+        timed, published = await _sdk_connect_and_list(era)
+        return timed
+
     async with Pool(config) as pool:
+        arms: dict[str, Callable[[], Awaitable[Timed]]] = {
+            "sdk": sdk,
+            "session": lambda: _session_connect_and_list(config, era),
+            "pool": lambda: _pool_connect(pool),
+        }
+        names = list(arms)
         for run in range(runs):
-            for arm in ("pool", "sdk") if run % 2 == 0 else ("sdk", "pool"):
-                if arm == "pool":
-                    pool_s.append(await _pool_connect(pool))
-                else:
-                    seconds, published = await _sdk_connect_and_list(era)
-                    sdk_s.append(seconds)
+            shift = run % len(names)
+            for name in names[shift:] + names[:shift]:
+                gc.collect()  # so that no arm pays for the garbage of another
+                figures[name].append(await arms[name]())
     vet_s, wire_s = _vet_alone(config, published)
-    return {
-        "tools": TOOLS,
-        "page_size": PAGE_SIZE,
-        "runs": runs,
-        "pool_connect_s": _spread(pool_s),
-        "sdk_connect_list_s": _spread(sdk_s),
-        "difference_median_s": statistics.median(pool_s) - statistics.median(sdk_s),
-        "ratio_median": statistics.median(pool_s) / statistics.median(sdk_s),
-        "vet_alone_s": vet_s,
-        "from_wire_alone_s": wire_s,
-    }
+    result: dict[str, Any] = {"tools": TOOLS, "page_size": PAGE_SIZE, "runs": runs}
+    result.update({f"{name}_s": _spread(timed) for name, timed in figures.items()})
+    result["vet_alone_s"], result["from_wire_alone_s"] = vet_s, wire_s
+    return result
 
 
-async def _pool_connect(pool: Pool) -> float:
-    start = time.perf_counter()
+async def _pool_connect(pool: Pool) -> Timed:
+    clock = _Stopwatch()
     await pool.connect(ALIAS)
-    seconds = time.perf_counter() - start
+    timed = clock.stop()
     if len(pool.snapshot()) != TOOLS:
         raise RuntimeError(f"pool.connect exposed {len(pool.snapshot())} tools, not {TOOLS}")
     await pool.disconnect(ALIAS)
-    return seconds
+    return timed
 
 
-async def _sdk_connect_and_list(era: str) -> tuple[float, list[mcp_types.Tool]]:
-    server = StdioServerParameters(
-        command=sdk_command(),
-        args=demo_args("paged", "--tools", str(TOOLS), "--page-size", str(PAGE_SIZE)),
-        env=dict(EXACT_ENV),
-    )
-    start = time.perf_counter()
+async def _sdk_connect_and_list(era: str) -> tuple[Timed, list[mcp_types.Tool]]:
+    args = demo_args("paged", "--tools", str(TOOLS), "--page-size", str(PAGE_SIZE))
+    server = StdioServerParameters(command=sdk_command(), args=args, env=dict(EXACT_ENV))
+    clock = _Stopwatch()
     async with Client(server, mode=era, cache=None) as client:
         tools: list[mcp_types.Tool] = []
         cursor: str | None = None
         while True:
-            page = await client.session.list_tools(params=mcp_types.PaginatedRequestParams(cursor=cursor))
+            params = mcp_types.PaginatedRequestParams(cursor=cursor)
+            page = await client.session.list_tools(params=params)
             tools.extend(page.tools)
             cursor = page.next_cursor
             if cursor is None:  # "" is a cursor, not the end
                 break
-        seconds = time.perf_counter() - start
+        timed = clock.stop()
     if len(tools) != TOOLS:
         raise RuntimeError(f"the SDK listed {len(tools)} tools, not {TOOLS}")
-    return seconds, tools
+    return timed, tools
+
+
+async def _session_connect_and_list(config: Config, era: str) -> Timed:
+    spec = config.servers[ALIAS]
+    launch = StdioLaunch(command="python", args=spec.args, env=EXACT_ENV, cwd=None)
+    settings = config.pool
+    clock = _Stopwatch()
+    async with open_session(ALIAS, launch, Era(era), _CONNECT_TIMEOUT_S) as session:
+        tools = await session.list_tools(
+            CALL_TIMEOUT_S, settings.max_list_pages, settings.max_tools_per_server
+        )
+        timed = clock.stop()
+    if len(tools) != TOOLS:
+        raise RuntimeError(f"toolpool's session listed {len(tools)} tools, not {TOOLS}")
+    return timed
 
 
 def _vet_alone(config: Config, wire: list[mcp_types.Tool]) -> tuple[float, float]:
@@ -103,5 +138,11 @@ def _vet_alone(config: Config, wire: list[mcp_types.Tool]) -> tuple[float, float
     return statistics.median(vet_figures), statistics.median(wire_figures)
 
 
-def _spread(seconds: list[float]) -> dict[str, float]:
-    return {"median": statistics.median(seconds), "min": min(seconds), "max": max(seconds)}
+def _spread(timed: list[Timed]) -> dict[str, float]:
+    walls = [wall for wall, _ in timed]
+    return {
+        "median": statistics.median(walls),
+        "min": min(walls),
+        "max": max(walls),
+        "cpu_median": statistics.median(cpu for _, cpu in timed),
+    }

@@ -24,14 +24,14 @@ from _timing import micro_ns
 from toolpool import ConfigEnablement, ExposedTool, Pool, Ticket
 from toolpool.registry import Registry
 
-__all__ = ["SIZES", "measure_snapshots"]
+__all__ = ["CHANGES", "SIZES", "STEADY_LOOPS", "STEADY_REPEATS", "measure_snapshots", "ratios"]
 
 SIZES = (10, 1_000, 10_000)
 ALIAS = "bench_paged"
 _PAGE_SIZE = 500
-_STEADY_LOOPS = 20_000
-_STEADY_REPEATS = 9
-_CHANGES = 15
+STEADY_LOOPS = 20_000
+STEADY_REPEATS = 9
+CHANGES = 15
 
 
 async def measure_snapshots(folder: Path, era: str, size: int) -> dict[str, Any]:
@@ -51,7 +51,7 @@ async def measure_snapshots(folder: Path, era: str, size: int) -> dict[str, Any]
             enablement.disable(ALIAS, paged_tool_names(size)[0])
             enablement.enable(ALIAS, paged_tool_names(size)[0])
 
-        steady_pool = micro_ns(lambda: pool.snapshot(ticket), _STEADY_LOOPS, _STEADY_REPEATS)
+        steady_pool = micro_ns(lambda: pool.snapshot(ticket), STEADY_LOOPS, STEADY_REPEATS)
         first_ticket = _first_after_change(change, lambda: pool.snapshot(ticket))
         first_plain = _first_after_change(change, pool.snapshot)
     return {
@@ -75,10 +75,10 @@ def ratios(rows: list[dict[str, Any]]) -> dict[str, float]:
 def _registry_figures(tools: tuple[ExposedTool, ...]) -> dict[str, Any]:
     registry = Registry()
     registry.admit(tools[0].owner, tools)
-    steady = micro_ns(registry.snapshot, _STEADY_LOOPS, _STEADY_REPEATS)
+    steady = micro_ns(registry.snapshot, STEADY_LOOPS, STEADY_REPEATS)
     admits: list[int] = []
     revokes: list[int] = []
-    for round_number in range(_CHANGES):
+    for round_number in range(CHANGES):
         owner = object()
         extra = dataclasses.replace(
             tools[0], name=local_name("bench_extra", f"t{round_number}"), alias="bench_extra", owner=owner
@@ -99,7 +99,7 @@ def _registry_figures(tools: tuple[ExposedTool, ...]) -> dict[str, Any]:
 
 def _first_after_change(change: Any, take: Any) -> list[int]:
     figures = []
-    for _ in range(_CHANGES):
+    for _ in range(CHANGES):
         change()
         start = time.perf_counter_ns()
         take()

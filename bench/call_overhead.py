@@ -28,11 +28,11 @@ from _calls import measure_calls, measure_gates
 from _connect import measure_connect
 from _profile import profile_pool_calls
 from _report import Table, machine, render
-from _snapshots import SIZES, measure_snapshots, ratios
+from _snapshots import CHANGES, SIZES, STEADY_LOOPS, STEADY_REPEATS, measure_snapshots, ratios
 
 GOAL = 1.15
 _DEFAULT_CALLS = 2_000
-_DEFAULT_CONNECT_RUNS = 5
+_DEFAULT_CONNECT_RUNS = 7
 _ERAS = ("2026-07-28", "legacy")
 
 
@@ -98,47 +98,53 @@ def _call_table(calls: dict[str, Any]) -> Table:
     table = Table(
         f"1. sequential echo calls over stdio to the alpha demo server: {calls['calls_per_arm']} calls "
         f"per arm, blocks of {calls['block']}, arm order rotating every round",
-        ("era / arm", "median µs", "p90 µs", "CPU µs/call", "median ÷ direct"),
+        ("era  arm", "median µs", "p90 µs", "median ÷ direct", "CPU µs/call", "CPU vs row above"),
     )
     for row in calls["by_era"]:
         direct = row["arms"]["direct"]["median_us"]
+        above: float | None = None
         for arm in row["arms"].values():
+            cpu = arm["cpu_us_per_call"]
+            step = "" if above is None else f"{cpu - above:+,.0f}"
+            above = cpu
+            median, p90 = arm["median_us"], arm["p90_us"]
             name = f"{row['era']}  {arm['label']}"
-            table.rows.append(
-                (
-                    name,
-                    _f(arm["median_us"]),
-                    _f(arm["p90_us"]),
-                    _f(arm["cpu_us_per_call"]),
-                    _r(arm["median_us"] / direct),
-                )
-            )
+            table.rows.append((name, _f(median), _f(p90), _r(median / direct), _f(cpu), step))
         ratio = row["ratios"]
         verdict = "meets" if ratio["pool_vs_direct_median"] <= GOAL else "misses"
         table.rows.append(
             (
-                f"{row['era']}  pool ÷ direct",
+                f"{row['era']}  pool ÷ direct ({verdict} goal ≤ {GOAL})",
                 _r(ratio["pool_vs_direct_median"]),
                 _r(ratio["pool_vs_direct_p90"]),
+                "",
                 _r(ratio["pool_vs_direct_cpu"]),
-                f"{verdict} ≤ {GOAL}",
+                "",
             )
         )
-    table.notes.append("CPU µs/call: this process's CPU time per call (client side), median over blocks.")
     table.notes.append(
-        "toolpool stdio: the SDK Client on toolpool's own stdio transport, to tell transport from gates."
+        "CPU µs/call: this process's CPU time per call (client side only), median over blocks."
+    )
+    table.notes.append(
+        "The middle two arms only attribute: toolpool's stdio transport, then its session wrapper."
     )
     return table
 
 
 def _gate_table(gates: dict[str, Any], call_rows: list[dict[str, Any]]) -> Table:
-    table = Table("1b. pure-Python pieces pool.call adds, in-process, no I/O", ("piece", "µs per call"))
-    table.rows += [(label, _f(ns / 1e3, 2)) for label, ns in gates["ns"].items()]
-    table.rows.append(("sum of the pieces above", _f(gates["sum_ns"] / 1e3, 2)))
+    table = Table(
+        "1b. pure-Python pieces pool.call adds (no I/O): in a hot loop, and in order right after a real call",
+        ("piece", "hot µs", "in situ µs"),
+    )
+    hot, in_situ = gates["hot_ns"], gates["in_situ_ns"]
+    table.rows += [(label, _f(hot[label] / 1e3, 1), _f(in_situ[label] / 1e3, 1)) for label in hot]
+    table.rows.append(
+        ("sum of the pieces", _f(sum(hot.values()) / 1e3, 1), _f(sum(in_situ.values()) / 1e3, 1))
+    )
     for row in call_rows:
         arms = row["arms"]
-        extra = arms["pool"]["cpu_us_per_call"] - arms["transport"]["cpu_us_per_call"]
-        table.rows.append((f"measured CPU/call, pool - toolpool stdio ({row['era']})", _f(extra, 1)))
+        extra = arms["pool"]["cpu_us_per_call"] - arms["session"]["cpu_us_per_call"]
+        table.rows.append((f"measured CPU/call: pool.call - UpstreamSession ({row['era']})", "", _f(extra)))
     return table
 
 
@@ -170,10 +176,11 @@ def _snapshot_table(snapshots: dict[str, Any]) -> Table:
     ratio = snapshots["ratio_largest_vs_smallest"]
     table.rows.append((f"{SIZES[-1]:,} ÷ {SIZES[0]}", *(_r(ratio[key]) for key, _ in keys)))
     table.notes.append(
-        "steady: median of 9 batches of 20,000 takes with nothing changed; t = Ticket.allow('bench.*')."
+        f"steady: median of {STEADY_REPEATS} batches of {STEADY_LOOPS:,} takes with nothing changed; "
+        "t = Ticket.allow('bench.*')."
     )
     table.notes.append(
-        "after change: one tool disabled and enabled again, then one take timed; median of 15."
+        f"after change: one tool disabled and enabled again, then one take timed; median of {CHANGES}."
     )
     return table
 
@@ -181,23 +188,35 @@ def _snapshot_table(snapshots: dict[str, Any]) -> Table:
 def _connect_table(connect: dict[str, Any]) -> Table:
     table = Table(
         f"3. connect + vet {connect['tools']:,} tools (paged demo, page size {connect['page_size']}), "
-        f"{connect['runs']} runs per arm, alternating",
-        ("what", "median ms", "min ms", "max ms"),
+        f"{connect['runs']} runs per arm, arm order rotating",
+        ("what", "median ms", "min ms", "max ms", "CPU ms (this process)"),
     )
-    for label, key in (
-        ("pool.connect (spawn, list, vet, admit)", "pool_connect_s"),
-        ("SDK Client: spawn, list all pages", "sdk_connect_list_s"),
-    ):
+    arms = (
+        ("SDK Client: spawn, list all pages", "sdk_s"),
+        ("toolpool open_session + list_tools (no vet)", "session_s"),
+        ("pool.connect: spawn, list, vet, admit", "pool_s"),
+    )
+    for label, key in arms:
         spread = connect[key]
         table.rows.append(
-            (label, _f(spread["median"] * 1e3), _f(spread["min"] * 1e3), _f(spread["max"] * 1e3))
+            (label, *(_f(spread[part] * 1e3) for part in ("median", "min", "max", "cpu_median")))
         )
-    table.rows.append(("difference of medians", _f(connect["difference_median_s"] * 1e3), "", ""))
-    table.rows.append(("ratio of medians", _r(connect["ratio_median"]), "", ""))
-    table.rows.append(("vet() alone, in-process", _f(connect["vet_alone_s"] * 1e3, 1), "", ""))
+    pool, sdk = connect["pool_s"], connect["sdk_s"]
     table.rows.append(
-        ("PublishedTool.from_wire x 1,000, in-process", _f(connect["from_wire_alone_s"] * 1e3, 1), "", "")
+        (
+            "pool.connect - SDK (medians)",
+            _f((pool["median"] - sdk["median"]) * 1e3),
+            "",
+            "",
+            _f((pool["cpu_median"] - sdk["cpu_median"]) * 1e3),
+        )
     )
+    table.rows.append(("pool.connect ÷ SDK (medians)", _r(pool["median"] / sdk["median"]), "", "", ""))
+    table.rows.append(("vet() alone, in-process", _f(connect["vet_alone_s"] * 1e3, 1), "", "", ""))
+    table.rows.append(
+        ("PublishedTool.from_wire x 1,000, in-process", _f(connect["from_wire_alone_s"] * 1e3, 1), "", "", "")
+    )
+    table.notes.append("CPU ms: this process's CPU time per connect; the server's own startup is not in it.")
     return table
 
 
