@@ -38,6 +38,10 @@ __all__ = ["CallPipeline", "Envelope", "Link"]
 
 _NAME_SHOWN = 80
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+# One encoder for every size check: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# Tickets without an expiry never need the clock (reading it is a measurable part of a call).
+_NO_EXPIRY_CHECK = datetime.min
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,14 +134,15 @@ class CallPipeline:
                 return _refusal(
                     errors.DENIED, tool.name, f"the resource of this call to {tool.name} cannot be determined"
                 )
-        decision = authorize(ticket, tool.action, resource, self._clock())
+        now = self._clock() if ticket is not None and ticket.expires_at is not None else _NO_EXPIRY_CHECK
+        decision = authorize(ticket, tool.action, resource, now)
         return None if decision.allowed else _refusal(decision.code, tool.name, decision.reason)
 
     def _argument_problems(self, tool: ExposedTool, arguments: object) -> list[str]:
         if not isinstance(arguments, Mapping):
             return ["arguments must be a JSON object"]
         try:
-            encoded = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+            encoded = _ENCODER.encode(arguments)
         except (TypeError, ValueError):
             return ["arguments must be plain JSON"]
         limit = tool.policy.max_argument_bytes or self._settings.max_argument_bytes

@@ -7,9 +7,11 @@ Nothing here does I/O or reads a clock: the caller passes ``now``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import lru_cache
 
 from toolpool.errors import DENIED, OK, TICKET_EXPIRED
 
@@ -32,7 +34,7 @@ class Ticket:
 
     def allows_action(self, action: str) -> bool:
         """Whether some action glob of this ticket matches ``action`` (the R10 filter)."""
-        return any(fnmatchcase(action, pattern) for pattern in self.actions)
+        return _globs(self.actions).match(action) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,17 @@ class Decision:
         return self.code == OK
 
 
+_ALLOWED = Decision(OK, "allowed")
+
+
+@lru_cache(maxsize=1024)
+def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One compiled pattern for a ticket's globs; tickets repeat, so this is cached."""
+    if not patterns:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{translate(pattern)})" for pattern in patterns))
+
+
 def authorize(ticket: Ticket | None, action: str, resource: str | None, now: datetime) -> Decision:
     """Decide whether ``ticket`` allows ``action`` on ``resource`` at ``now``.
 
@@ -59,6 +72,6 @@ def authorize(ticket: Ticket | None, action: str, resource: str | None, now: dat
         return Decision(TICKET_EXPIRED, f"the ticket of {ticket.principal!r} has expired")
     if not ticket.allows_action(action):
         return Decision(DENIED, f"the ticket does not allow action {action!r}")
-    if resource is not None and not any(fnmatchcase(resource, p) for p in ticket.resources):
+    if resource is not None and _globs(ticket.resources).match(resource) is None:
         return Decision(DENIED, f"the ticket does not allow action {action!r} on this resource")
-    return Decision(OK, "allowed")
+    return _ALLOWED

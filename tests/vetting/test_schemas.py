@@ -99,3 +99,36 @@ def test_a_self_referencing_schema_compiles_and_terminates() -> None:
     compiled = compile_schema(schema, LIMITS)
     assert compiled.problems({"child": {"child": {}}}) == []
     assert compiled.problems({"child": 3})
+
+
+AGREEMENT_SCHEMAS = [
+    {"type": "object", "properties": {"key": {"type": "string", "maxLength": 5}}, "required": ["key"]},
+    {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    {
+        "type": "object",
+        "properties": {"n": {"type": "number", "multipleOf": 0.5}, "e": {"enum": [1, "a", None]}},
+    },
+    {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]+$", "format": "email"}}},
+    {
+        "type": "object",
+        "properties": {"l": {"type": "array", "items": {"type": "boolean"}, "uniqueItems": True}},
+    },
+    {
+        "type": "object",
+        "$defs": {"n": {"type": ["integer", "null"]}},
+        "properties": {"a": {"$ref": "#/$defs/n"}},
+    },
+    {"type": "object", "properties": {"c": {"$ref": "#"}}, "minProperties": 1, "maxProperties": 2},
+    {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "not": {"required": ["c"]}},
+    {"type": "object", "propertyNames": {"maxLength": 3}, "dependentRequired": {"a": ["b"]}},
+]
+
+
+@pytest.mark.parametrize("schema", AGREEMENT_SCHEMAS)
+@given(
+    instance=st.dictionaries(st.sampled_from(["key", "a", "b", "c", "e", "l", "n", "s", "long"]), json_values)
+)
+def test_the_fast_validator_agrees_with_the_reference(schema: dict[str, Any], instance: Any) -> None:
+    compiled = compile_schema(schema, LIMITS)
+    assert compiled._fast is not None
+    assert compiled.is_valid(instance) == compiled._validator.is_valid(instance)
