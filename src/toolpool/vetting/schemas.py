@@ -115,7 +115,9 @@ def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
         where = "/" + "/".join(str(part) for part in exc.absolute_path)
         raise SchemaRejected(f"not a valid 2020-12 schema at {where}: {exc.validator} is wrong") from None
     validator = Draft202012Validator(schema, registry=Registry())
-    return CompiledSchema(schema=schema, canonical=canonical, _validator=validator, _fast=_fast_validator(schema))
+    return CompiledSchema(
+        schema=schema, canonical=canonical, _validator=validator, _fast=_fast_validator(schema)
+    )
 
 
 def _fast_validator(schema: dict[str, Any]) -> Any:
