@@ -11,6 +11,7 @@ from toolpool import Pool
 def test_the_facade_exports_exactly_its_public_names() -> None:
     assert sorted(toolpool.__all__) == sorted(
         [
+            "AddressBlocked",
             "Config",
             "ConfigEnablement",
             "ConfigError",
@@ -26,6 +27,7 @@ def test_the_facade_exports_exactly_its_public_names() -> None:
             "PoolEvent",
             "PoolSettings",
             "PublishedTool",
+            "SandboxUnavailable",
             "Screener",
             "SecretRef",
             "ServerSpec",

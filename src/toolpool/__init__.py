@@ -22,11 +22,13 @@ from toolpool.config import (
 )
 from toolpool.enablement import ConfigEnablement, Enablement
 from toolpool.errors import (
+    AddressBlocked,
     ConfigError,
     ConnectionRefused,
     MissingSecret,
     PolicyRefusal,
     PoolClosed,
+    SandboxUnavailable,
     ToolpoolError,
     UnknownAlias,
     UpstreamConnectionLost,
@@ -44,6 +46,7 @@ from toolpool.tickets import Decision, Ticket, authorize
 from toolpool.vetting import ExposedTool, PublishedTool, Screener, Verdict
 
 __all__ = [
+    "AddressBlocked",
     "Config",
     "ConfigEnablement",
     "ConfigError",
@@ -59,6 +62,7 @@ __all__ = [
     "PoolEvent",
     "PoolSettings",
     "PublishedTool",
+    "SandboxUnavailable",
     "Screener",
     "SecretRef",
     "ServerSpec",

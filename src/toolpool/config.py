@@ -66,6 +66,7 @@ class ToolPolicy(BaseModel):
     write_approval: WriteApproval | None = None
     resource: str | None = None
     max_argument_bytes: Annotated[int, Field(gt=0)] | None = None
+    max_result_chars: Annotated[int, Field(ge=64)] | None = None
 
     @property
     def forbidden(self) -> bool:
@@ -109,6 +110,13 @@ class ServerSpec(BaseModel):
     era: str = "auto"
     lifecycle: Literal["persistent", "per_call"] = "persistent"
     allow_private_network: bool = False
+    sandbox: Literal["none", "bwrap"] = "none"
+    allow_network: bool = False
+    max_memory_mb: Annotated[int, Field(ge=16)] | None = 4096
+    max_cpu_s: Annotated[int, Field(ge=1)] | None = 3600
+    max_open_files: Annotated[int, Field(ge=16)] | None = 1024
+    breaker_failures: Annotated[int, Field(ge=1, le=1000)] = 5
+    breaker_cooldown_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
     enabled: bool = True
     tools: Mapping[str, ToolPolicy] = Field(default_factory=dict)
 
@@ -142,6 +150,8 @@ class ServerSpec(BaseModel):
                 raise ValueError("`url` must start with http:// or https://")
             if self.command is not None or self.args or self.env or self.cwd is not None:
                 raise ValueError("`command`, `args`, `env` and `cwd` are for stdio servers")
+            if self.sandbox != "none" or self.allow_network:
+                raise ValueError("`sandbox` and `allow_network` are for stdio servers")
         return self
 
 
@@ -156,6 +166,9 @@ class PoolSettings(BaseModel):
     max_argument_bytes: Annotated[int, Field(ge=16)] = 256 * 1024
     max_schema_bytes: Annotated[int, Field(ge=64)] = 64 * 1024
     max_schema_depth: Annotated[int, Field(ge=2, le=256)] = 32
+    max_result_chars: Annotated[int, Field(ge=64)] = 8000
+    max_result_bytes: Annotated[int, Field(ge=1024)] = 4 * 1024 * 1024
+    screen_threshold: Annotated[float, Field(gt=0)] = 1.0
 
 
 class Config(BaseModel):

@@ -7,9 +7,11 @@ Blame is split three ways, because each needs a different reaction::
     │   ├── ConfigError             the TOML file is invalid (names the file and the key)
     │   ├── UnknownAlias            connect/disconnect named an alias the config lacks (R1)
     │   ├── MissingSecret           the config refers to a secret that was not provided
+    │   ├── SandboxUnavailable      the config asks for a sandbox this machine cannot run
     │   └── PoolClosed              the pool was used outside ``async with`` or after aclose()
     ├── PolicyRefusal               local policy refused it: working as intended
-    │   └── ConnectionRefused       an admission rule (R2-R4) refused a whole connection
+    │   ├── ConnectionRefused       an admission rule (R2-R4) refused a whole connection
+    │   └── AddressBlocked          the SSRF guard refused a remote server's address (R14)
     └── UpstreamError               the MCP server misbehaved or went away
         ├── UpstreamUnavailable     could not start, reach or handshake with the server
         ├── UpstreamTimeout         a request ran past its timeout
@@ -38,11 +40,13 @@ __all__ = [
     "TICKET_EXPIRED",
     "TOOL_DISABLED",
     "UNKNOWN_TOOL",
+    "AddressBlocked",
     "ConfigError",
     "ConnectionRefused",
     "MissingSecret",
     "PolicyRefusal",
     "PoolClosed",
+    "SandboxUnavailable",
     "ToolpoolError",
     "UnknownAlias",
     "UpstreamConnectionLost",
@@ -121,6 +125,15 @@ class MissingSecret(UsageError):
         super().__init__(f"server {alias!r} needs secret {name!r}, which is not set")
 
 
+class SandboxUnavailable(UsageError):
+    """``sandbox = "bwrap"`` was asked for, but bubblewrap cannot run here; nothing was started."""
+
+    def __init__(self, alias: str, problem: str) -> None:
+        self.alias = alias
+        self.problem = problem
+        super().__init__(f"server {alias!r} needs the bwrap sandbox, which cannot run here: {problem}")
+
+
 class PoolClosed(UsageError):
     """The pool is not open: use it inside ``async with Pool(config)``; it cannot reopen."""
 
@@ -140,6 +153,15 @@ class ConnectionRefused(PolicyRefusal):
         self.alias = alias
         self.reasons = reasons
         super().__init__(f"connection to {alias!r} refused: " + "; ".join(reasons))
+
+
+class AddressBlocked(PolicyRefusal):
+    """The SSRF guard refused where a remote server's URL points (R14)."""
+
+    def __init__(self, alias: str, problem: str) -> None:
+        self.alias = alias
+        self.problem = problem
+        super().__init__(f"server {alias!r} refused by the SSRF guard: {problem}")
 
 
 class UpstreamError(ToolpoolError):

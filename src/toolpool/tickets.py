@@ -20,12 +20,17 @@ __all__ = ["Decision", "Ticket", "authorize"]
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """A capability: ``principal`` may run ``actions`` on ``resources`` until ``expires_at``."""
+    """A capability: ``principal`` may run ``actions`` on ``resources`` until ``expires_at``.
+
+    ``allow_tainted`` lets text from this session's untrusted results flow into the arguments
+    of write tools (gate 6); leave it off unless a person decided so for this ticket.
+    """
 
     principal: str
     actions: tuple[str, ...]
     resources: tuple[str, ...] = ("*",)
     expires_at: datetime | None = None
+    allow_tainted: bool = False
 
     @classmethod
     def allow(cls, *action_globs: str, principal: str = "local") -> Ticket:

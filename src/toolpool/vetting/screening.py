@@ -8,6 +8,7 @@ boundary's work, and it plugs in here without any change to vetting.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -29,13 +30,22 @@ PASS = Verdict(drop=False)
 
 
 class Screener(Protocol):
-    """Scores one published tool definition; must be offline and deterministic."""
+    """Scores tool definitions and results; must be offline and deterministic.
 
-    def screen_tool(self, tool: PublishedTool) -> Verdict: ...
+    ``peers`` names what else the pool knows (other tools' remote and local names, other
+    aliases), so that a description that re-defines or redirects another tool can be seen.
+    """
+
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict: ...
+
+    def screen_text(self, text: str) -> Verdict: ...
 
 
 class PassingScreener:
-    """The default until a real screener is configured: every definition passes."""
+    """Passes everything: for tests that need screening out of the way."""
 
-    def screen_tool(self, tool: PublishedTool) -> Verdict:
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict:
+        return PASS
+
+    def screen_text(self, text: str) -> Verdict:
         return PASS
