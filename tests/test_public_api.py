@@ -12,6 +12,7 @@ def test_the_facade_exports_exactly_its_public_names() -> None:
     assert sorted(toolpool.__all__) == sorted(
         [
             "AddressBlocked",
+            "BreakerState",
             "Config",
             "ConfigEnablement",
             "ConfigError",
@@ -27,10 +28,12 @@ def test_the_facade_exports_exactly_its_public_names() -> None:
             "PoolEvent",
             "PoolSettings",
             "PublishedTool",
+            "ResultBlob",
             "SandboxUnavailable",
             "Screener",
             "SecretRef",
             "ServerSpec",
+            "Session",
             "Snapshot",
             "Ticket",
             "ToolPolicy",

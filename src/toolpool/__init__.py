@@ -10,7 +10,7 @@ async with Pool(config) as pool:
                           ticket=Ticket.allow("demo.*"))
 """
 
-from toolpool.calls import Envelope
+from toolpool.breaker import BreakerState
 from toolpool.config import (
     Config,
     PoolSettings,
@@ -21,6 +21,7 @@ from toolpool.config import (
     load_config,
 )
 from toolpool.enablement import ConfigEnablement, Enablement
+from toolpool.envelope import Envelope
 from toolpool.errors import (
     AddressBlocked,
     ConfigError,
@@ -42,11 +43,14 @@ from toolpool.errors import (
 from toolpool.events import PoolEvent
 from toolpool.pool import Pool
 from toolpool.registry import Snapshot
+from toolpool.results import ResultBlob
+from toolpool.sessions import Session
 from toolpool.tickets import Decision, Ticket, authorize
 from toolpool.vetting import ExposedTool, PublishedTool, Screener, Verdict
 
 __all__ = [
     "AddressBlocked",
+    "BreakerState",
     "Config",
     "ConfigEnablement",
     "ConfigError",
@@ -62,10 +66,12 @@ __all__ = [
     "PoolEvent",
     "PoolSettings",
     "PublishedTool",
+    "ResultBlob",
     "SandboxUnavailable",
     "Screener",
     "SecretRef",
     "ServerSpec",
+    "Session",
     "Snapshot",
     "Ticket",
     "ToolPolicy",

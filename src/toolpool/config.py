@@ -67,6 +67,7 @@ class ToolPolicy(BaseModel):
     resource: str | None = None
     max_argument_bytes: Annotated[int, Field(gt=0)] | None = None
     max_result_chars: Annotated[int, Field(ge=64)] | None = None
+    pin: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
 
     @property
     def forbidden(self) -> bool:

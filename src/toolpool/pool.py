@@ -12,6 +12,7 @@ closes every connection and reaps every child process (R13).
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType, TracebackType
@@ -20,39 +21,27 @@ from typing import Any, Self
 import anyio
 import anyio.abc
 
-from toolpool.calls import CallPipeline, Envelope
-from toolpool.config import Config, SecretRef, ServerSpec
+from toolpool.admitter import Admitter, Link
+from toolpool.breaker import BreakerState, CircuitBreaker
+from toolpool.calls import CallPipeline
+from toolpool.config import Config, ServerSpec
 from toolpool.enablement import ConfigEnablement, Enablement
-from toolpool.errors import (
-    ConnectionRefused,
-    MissingSecret,
-    PoolClosed,
-    UnknownAlias,
-    UpstreamConnectionLost,
-    UpstreamError,
-)
+from toolpool.envelope import Envelope
+from toolpool.errors import ConnectionRefused, PoolClosed, UnknownAlias, UpstreamError, UsageError
 from toolpool.events import EventSink, PoolEvent
-from toolpool.links import PerCallLink, PersistentLink, definitions_of
+from toolpool.links import PersistentLink
 from toolpool.registry import Registry, Snapshot
+from toolpool.results import BlobStore, ResultBlob
+from toolpool.sessions import Session
 from toolpool.tickets import Ticket
-from toolpool.upstream import (
-    Connection,
-    Era,
-    HttpTarget,
-    ListingTooLarge,
-    StdioLaunch,
-    UpstreamSession,
-    open_session,
-)
-from toolpool.vetting import Admission, PassingScreener, PublishedTool, Screener, vet
+from toolpool.upstream import Connection, Era, UpstreamSession
+from toolpool.vetting import Admission, MemoryPins, PassingScreener, Pins, PublishedTool, Screener
 
 __all__ = ["Pool"]
 
 _MAX_CACHED_VIEWS = 256
 # Bound on closing all connections when the pool closes; each stdio stop is bounded too.
 _CLOSE_ALL_S = 20.0
-
-Link = PersistentLink | PerCallLink
 
 
 class _State(enum.Enum):
@@ -72,9 +61,11 @@ class Pool:
         config: the validated configuration (``load_config``).
         secrets: values for ``{ secret = "NAME" }`` entries, resolved only when connecting.
         enablement: answers gate 3; defaults to the configuration's ``enabled`` flags.
-        screener: scores tool definitions (R5); defaults to passing everything.
-        on_event: receives ``PoolEvent``s (connected, refused, lost, ...).
-        clock: the time tickets are checked against.
+        screener: scores tool definitions and results (R5, gate 9).
+        pins: approved definitions (R7); defaults to the config's pins plus trust on first use.
+        on_event: receives ``PoolEvent``s (connected, refused, lost, tool changed, ...).
+        clock: the wall-clock time tickets are checked against.
+        monotonic: seconds for circuit-breaker cooldowns.
     """
 
     def __init__(
@@ -84,19 +75,30 @@ class Pool:
         secrets: Mapping[str, str] | None = None,
         enablement: Enablement | None = None,
         screener: Screener | None = None,
+        pins: Pins | None = None,
         on_event: EventSink | None = None,
         clock: Callable[[], datetime] = _utcnow,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
-        self._secrets = dict(secrets or {})
         self._enablement = enablement if enablement is not None else ConfigEnablement(config)
         self._screener = screener if screener is not None else PassingScreener()
+        self._pins = pins if pins is not None else MemoryPins(_configured_pins(config))
         self._on_event = on_event
+        self._monotonic = monotonic
         self._registry = Registry()
-        self._pipeline = CallPipeline(self._registry, self._enablement, config.pool, clock)
+        self._blobs = BlobStore()
+        self._breakers: dict[str, CircuitBreaker] = {}
+        self._admitter = Admitter(
+            config, secrets or {}, self._screener, self._pins, self._fault, self._connection_lost
+        )
+        self._pipeline = CallPipeline(
+            self._registry, self._enablement, config.pool, clock, self._screener, self._blobs, self._breaker
+        )
+        self._default_session = self.session("pool")
         self._links: dict[str, Link] = {}
         self._locks: dict[str, anyio.Lock] = {}
-        self._eras: dict[str, Era] = {}
+        self._quarantined: dict[tuple[str, str], PublishedTool] = {}
         self._views: dict[Ticket | None, Snapshot] = {}
         self._views_key = (-1, -1)
         self._views_version = 0
@@ -141,7 +143,7 @@ class Pool:
 
     def era(self, alias: str) -> Era | None:
         """The era a connect negotiated for ``alias`` (remembered across reconnects)."""
-        return self._eras.get(alias)
+        return self._admitter.era(self._spec(alias))
 
     def session_of(self, alias: str) -> UpstreamSession | None:
         """The live upstream session of a persistent alias (for diagnostics), if any."""
@@ -149,6 +151,41 @@ class Pool:
         if isinstance(link, PersistentLink) and link.connection.alive:
             return link.connection.session
         return None
+
+    def circuit(self, alias: str) -> BreakerState:
+        """The state of ``alias``'s circuit breaker (gate 7)."""
+        return self._breaker(self._spec(alias).alias).state
+
+    def quarantined(self) -> tuple[tuple[str, str], ...]:
+        """(alias, tool) pairs whose changed definitions wait for approval (R7)."""
+        return tuple(sorted(self._quarantined))
+
+    def approve_change(self, alias: str, remote_name: str) -> None:
+        """Approve a quarantined tool's new definition; it is exposed from the next connect.
+
+        Raises:
+            UsageError: that tool is not quarantined.
+        """
+        published = self._quarantined.pop((alias, remote_name), None)
+        if published is None:
+            raise UsageError(f"{alias}/{remote_name} is not quarantined")
+        self._pins.approve(alias, remote_name, published)
+
+    def result_blob(self, blob_id: str) -> ResultBlob:
+        """The whole sanitized result behind a clipped Envelope (``envelope.blob_id``).
+
+        Raises:
+            UsageError: no such blob (unknown, or evicted to bound memory).
+        """
+        blob = self._blobs.get(blob_id)
+        if blob is None:
+            raise UsageError(f"no result blob {blob_id!r} (unknown, or evicted)")
+        return blob
+
+    def session(self, principal: str, ticket: Ticket | None = None) -> Session:
+        """A session for one conversation: its snapshots follow ``ticket`` (R10) and its
+        untrusted results taint the arguments of write tools (gate 6)."""
+        return Session(principal, ticket, self.snapshot, self._run_call)
 
     async def connect(self, alias: str) -> None:
         """Admit ``alias``: start it, read every page of its tools, vet them, expose them.
@@ -160,24 +197,24 @@ class Pool:
             ConnectionRefused: an admission rule failed; the connection was closed.
             UpstreamError: the server could not be started, reached or listed.
             MissingSecret: a secret the server needs was not provided.
+            AddressBlocked: the SSRF guard refused a remote server's address.
+            SandboxUnavailable: the server wants a sandbox this machine cannot run.
         """
         spec = self._spec(alias)
         self._require_open()
+        assert self._tasks is not None
         async with self._locks.setdefault(alias, anyio.Lock()):
             current = self._links.get(alias)
             if current is not None and current.alive:
                 return
-            target = self._target(spec)
             try:
-                if spec.lifecycle == "per_call":
-                    link, admission = await self._admit_per_call(spec, target)
-                else:
-                    link, admission = await self._admit_persistent(spec, target)
+                link, admission = await self._admitter.admit(spec, self._tasks, self._peers(alias))
             except ConnectionRefused as refused:
                 self._emit(PoolEvent("mcp.refused", alias, MappingProxyType({"reasons": refused.reasons})))
                 raise
             self._registry.admit(link, admission.exposed)
             self._links[alias] = link
+        self._settle_pins(spec, admission)
         self._emit_admitted(spec, admission)
 
     async def disconnect(self, alias: str) -> None:
@@ -225,8 +262,15 @@ class Pool:
         Raises:
             PoolClosed: the pool is not open.
         """
+        return await self._run_call(
+            self._default_session, snapshot, name, {} if arguments is None else arguments, ticket
+        )
+
+    async def _run_call(
+        self, session: Session, snapshot: Snapshot, name: str, arguments: object, ticket: Ticket | None
+    ) -> Envelope:
         self._require_open()
-        return await self._pipeline.run(snapshot, name, {} if arguments is None else arguments, ticket)
+        return await self._pipeline.run(snapshot, name, arguments, ticket, session.taint)
 
     def _visible(self, base: Snapshot, ticket: Ticket | None) -> list[Any]:
         enabled = self._enablement.is_enabled
@@ -236,50 +280,29 @@ class Pool:
             if enabled(tool.alias, tool.remote_name) and (ticket is None or ticket.allows_action(tool.action))
         ]
 
-    async def _admit_persistent(
-        self, spec: ServerSpec, target: StdioLaunch | HttpTarget
-    ) -> tuple[Link, Admission]:
-        assert self._tasks is not None
-        connection = await Connection.open(
-            self._tasks,
-            spec.alias,
-            target,
-            self._era_for(spec),
-            connect_timeout=spec.connect_timeout_s,
-            health_interval=spec.health_interval_s,
-            on_lost=self._connection_lost,
-        )
-        link = PersistentLink(connection, spec, self._fault)
-        try:
-            self._eras[spec.alias] = connection.session.era
-            published = await self._list(spec, connection.session)
-            admission = vet(spec, published, self.config.pool, self._screener, owner=link)
-            if not connection.alive:
-                raise UpstreamConnectionLost(spec.alias, "the server went away during admission")
-        except BaseException:
-            await connection.aclose()
-            raise
-        return link, admission
+    def _peers(self, alias: str) -> frozenset[str]:
+        """What the screener should know besides ``alias``'s own tools (shadowing checks)."""
+        names = {other for other in self.config.servers if other != alias}
+        for tool in self._registry.snapshot().tools:
+            if tool.alias != alias:
+                names.update((tool.remote_name, tool.name))
+        return frozenset(names)
 
-    async def _admit_per_call(
-        self, spec: ServerSpec, target: StdioLaunch | HttpTarget
-    ) -> tuple[Link, Admission]:
-        async with open_session(spec.alias, target, self._era_for(spec), spec.connect_timeout_s) as session:
-            self._eras[spec.alias] = session.era
-            published = await self._list(spec, session)
-        link = PerCallLink(
-            spec, target, self._eras[spec.alias], definitions_of(published), self.config.pool, self._fault
-        )
-        return link, vet(spec, published, self.config.pool, self._screener, owner=link)
+    def _breaker(self, alias: str) -> CircuitBreaker:
+        breaker = self._breakers.get(alias)
+        if breaker is None:
+            spec = self.config.servers[alias]
+            breaker = CircuitBreaker(spec.breaker_failures, spec.breaker_cooldown_s, self._monotonic)
+            self._breakers[alias] = breaker
+        return breaker
 
-    async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:
-        settings = self.config.pool
-        try:
-            return await session.list_tools(
-                spec.call_timeout_s, settings.max_list_pages, settings.max_tools_per_server
-            )
-        except ListingTooLarge as exc:
-            raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None
+    def _settle_pins(self, spec: ServerSpec, admission: Admission) -> None:
+        """Trust on first use for unpinned exposed tools; remember quarantined definitions."""
+        for tool in admission.exposed:
+            if self._pins.pin_of(spec.alias, tool.remote_name) is None:
+                self._pins.approve(spec.alias, tool.remote_name, admission.published[tool.remote_name])
+        for name, _ in admission.quarantined:
+            self._quarantined[(spec.alias, name)] = admission.published[name]
 
     def _fault(self, link: Link, error: UpstreamError) -> None:
         """A call timed out or lost its link: drop it and revoke its tools before answering."""
@@ -302,33 +325,25 @@ class Pool:
 
     def _emit_admitted(self, spec: ServerSpec, admission: Admission) -> None:
         for name, verdict in admission.dropped:
-            detail = {"tool": name, "score": verdict.score, "reasons": verdict.reasons}
-            self._emit(PoolEvent("mcp.desc_rejected", spec.alias, MappingProxyType(detail)))
-        era = self._era_for(spec)
-        self._emit(
-            PoolEvent(
-                "mcp.connected",
-                spec.alias,
-                MappingProxyType(
-                    {
-                        "tools": tuple(tool.name for tool in admission.exposed),
-                        "dropped": tuple(name for name, _ in admission.dropped),
-                        "forbidden": admission.forbidden,
-                        "era": era.mode if era is not None else "",
-                    }
-                ),
+            rejected = {"tool": name, "score": verdict.score, "reasons": verdict.reasons}
+            self._emit(PoolEvent("mcp.desc_rejected", spec.alias, MappingProxyType(rejected)))
+        for name, kinds in admission.quarantined:
+            self._emit(
+                PoolEvent("mcp.tool_changed", spec.alias, MappingProxyType({"tool": name, "changes": kinds}))
             )
-        )
+        era = self._admitter.era(spec)
+        detail: dict[str, object] = {
+            "tools": tuple(tool.name for tool in admission.exposed),
+            "dropped": tuple(name for name, _ in admission.dropped),
+            "quarantined": tuple(name for name, _ in admission.quarantined),
+            "forbidden": admission.forbidden,
+            "era": era.mode if era is not None else "",
+        }
+        self._emit(PoolEvent("mcp.connected", spec.alias, MappingProxyType(detail)))
 
     def _emit(self, event: PoolEvent) -> None:
         if self._on_event is not None:
             self._on_event(event)
-
-    def _era_for(self, spec: ServerSpec) -> Era | None:
-        """The configured era, or for ``auto`` the one found last time (None: probe)."""
-        if spec.era != "auto":
-            return Era(spec.era)
-        return self._eras.get(spec.alias)
 
     def _spec(self, alias: str) -> ServerSpec:
         spec = self.config.servers.get(alias)
@@ -340,18 +355,11 @@ class Pool:
         if self._state is not _State.OPEN:
             raise PoolClosed("the pool is not open: use it inside `async with Pool(config)`")
 
-    def _target(self, spec: ServerSpec) -> StdioLaunch | HttpTarget:
-        if spec.transport == "stdio":
-            assert spec.command is not None
-            env = {key: self._resolve(spec.alias, value) for key, value in spec.env.items()}
-            return StdioLaunch(command=spec.command, args=spec.args, env=env, cwd=spec.cwd)
-        assert spec.url is not None
-        headers = {key: self._resolve(spec.alias, value) for key, value in spec.headers.items()}
-        return HttpTarget(kind=spec.transport, url=spec.url, headers=headers)
 
-    def _resolve(self, alias: str, value: str | SecretRef) -> str:
-        if isinstance(value, str):
-            return value
-        if value.secret not in self._secrets:
-            raise MissingSecret(alias, value.secret)
-        return self._secrets[value.secret]
+def _configured_pins(config: Config) -> dict[tuple[str, str], str]:
+    return {
+        (alias, name): policy.pin
+        for alias, spec in config.servers.items()
+        for name, policy in spec.tools.items()
+        if policy.pin is not None
+    }

@@ -3,6 +3,7 @@
 from toolpool.vetting.admission import Admission, cut_description, vet
 from toolpool.vetting.model import ExposedTool, PublishedTool
 from toolpool.vetting.names import LOCAL_NAME_PATTERN, REMOTE_NAME_PATTERN, local_name, safe_name
+from toolpool.vetting.pins import MemoryPins, Pin, Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
 from toolpool.vetting.screening import PASS, PassingScreener, Screener, Verdict
 
@@ -13,12 +14,16 @@ __all__ = [
     "Admission",
     "CompiledSchema",
     "ExposedTool",
+    "MemoryPins",
     "PassingScreener",
+    "Pin",
+    "Pins",
     "PublishedTool",
     "SchemaLimits",
     "SchemaRejected",
     "Screener",
     "Verdict",
+    "classify_change",
     "compile_schema",
     "cut_description",
     "local_name",

@@ -6,6 +6,7 @@ The rules, in the order they are checked (DESIGN.md):
 - R2  the published names equal the policy's names: no tool missing, none extra;
 - R6  a forbidden tool (``action = false``) is listed but never exposed;
 - R4  every other tool's schemas compile strictly as JSON Schema 2020-12;
+- R7  a pinned tool whose definition changed is quarantined (not exposed);
 - R5  the screener may drop a tool (it is then not exposed; the connection stays admitted).
 
 Any R2, R3 or R4 problem refuses the whole connection with every problem named. A refused
@@ -14,13 +15,14 @@ tool's schema can be accepted only by forbidding the tool in the policy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from toolpool.config import PoolSettings, ServerSpec, ToolPolicy
 from toolpool.errors import ConnectionRefused
 from toolpool.vetting.model import ExposedTool, PublishedTool
 from toolpool.vetting.names import local_name, name_problems, safe_name
+from toolpool.vetting.pins import Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
 from toolpool.vetting.screening import Screener, Verdict
 
@@ -37,6 +39,8 @@ class Admission:
     exposed: tuple[ExposedTool, ...]
     dropped: tuple[tuple[str, Verdict], ...]
     forbidden: tuple[str, ...]
+    quarantined: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    published: Mapping[str, PublishedTool] = field(default_factory=dict)
 
 
 def vet(
@@ -45,6 +49,9 @@ def vet(
     settings: PoolSettings,
     screener: Screener,
     owner: object,
+    *,
+    pins: Pins | None = None,
+    peers: Collection[str] = (),
 ) -> Admission:
     """Vet one server's complete tool list against its policy.
 
@@ -68,18 +75,29 @@ def vet(
 
     exposed: list[ExposedTool] = []
     dropped: list[tuple[str, Verdict]] = []
+    quarantined: list[tuple[str, tuple[str, ...]]] = []
     for tool in published:
         policy = spec.tools[tool.name]
         if policy.forbidden:
             continue
-        verdict = screener.screen_tool(tool)
+        pin = pins.pin_of(spec.alias, tool.name) if pins is not None else None
+        if pin is not None and pin.hash != tool.definition_hash():
+            quarantined.append((tool.name, classify_change(pin.definition, tool, screener)))
+            continue
+        verdict = screener.screen_tool(tool, peers)
         if verdict.drop:
             dropped.append((tool.name, verdict))
             continue
         input_schema, output_schema = compiled[tool.name]
         exposed.append(_expose(spec.alias, tool, policy, input_schema, output_schema, settings, owner))
     forbidden = tuple(sorted(name for name, policy in spec.tools.items() if policy.forbidden))
-    return Admission(exposed=tuple(exposed), dropped=tuple(dropped), forbidden=forbidden)
+    return Admission(
+        exposed=tuple(exposed),
+        dropped=tuple(dropped),
+        forbidden=forbidden,
+        quarantined=tuple(quarantined),
+        published={tool.name: tool for tool in published},
+    )
 
 
 def cut_description(text: str, max_chars: int) -> str:

@@ -1,0 +1,143 @@
+"""Admitting an alias: start it, read its tools, vet them, hand back a link and the verdict.
+
+The ``Admitter`` knows how to reach each alias (targets with secrets resolved only now), which
+era each alias speaks (remembered after an ``auto`` probe, so the next connect skips it), and
+how to vet what the server published (screening, pins). It decides nothing about the registry:
+the pool admits the link's tools, or closes the link if anything failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+
+import anyio.abc
+
+from toolpool.config import Config, SecretRef, ServerSpec
+from toolpool.errors import ConnectionRefused, MissingSecret, UpstreamConnectionLost, UpstreamError
+from toolpool.links import PerCallLink, PersistentLink, definitions_of
+from toolpool.upstream import (
+    Connection,
+    Era,
+    HttpTarget,
+    ListingTooLarge,
+    StdioLaunch,
+    UpstreamSession,
+    open_session,
+)
+from toolpool.vetting import Admission, Pins, PublishedTool, Screener, vet
+
+__all__ = ["Admitter", "Link"]
+
+Link = PersistentLink | PerCallLink
+
+
+class Admitter:
+    """Connects and vets aliases for one pool."""
+
+    def __init__(
+        self,
+        config: Config,
+        secrets: Mapping[str, str],
+        screener: Screener,
+        pins: Pins,
+        on_fault: Callable[[Link, UpstreamError], None],
+        on_lost: Callable[[Connection, str], None],
+    ) -> None:
+        self._config = config
+        self._secrets = dict(secrets)
+        self._screener = screener
+        self._pins = pins
+        self._on_fault = on_fault
+        self._on_lost = on_lost
+        self._eras: dict[str, Era] = {}
+
+    def era(self, spec: ServerSpec) -> Era | None:
+        """The configured era, or for ``auto`` the one found last time (None: probe)."""
+        if spec.era != "auto":
+            return Era(spec.era)
+        return self._eras.get(spec.alias)
+
+    async def admit(
+        self, spec: ServerSpec, tasks: anyio.abc.TaskGroup, peers: Collection[str]
+    ) -> tuple[Link, Admission]:
+        """Connect ``spec``'s alias and vet its tools; the link is closed if this raises.
+
+        Raises:
+            ConnectionRefused: an admission rule failed.
+            UpstreamError: the server could not be started, reached or listed.
+            MissingSecret: a secret the server needs was not provided.
+        """
+        target = self._target(spec)
+        if spec.lifecycle == "per_call":
+            return await self._admit_per_call(spec, target, peers)
+        return await self._admit_persistent(spec, target, tasks, peers)
+
+    async def _admit_persistent(
+        self,
+        spec: ServerSpec,
+        target: StdioLaunch | HttpTarget,
+        tasks: anyio.abc.TaskGroup,
+        peers: Collection[str],
+    ) -> tuple[Link, Admission]:
+        connection = await Connection.open(
+            tasks,
+            spec.alias,
+            target,
+            self.era(spec),
+            connect_timeout=spec.connect_timeout_s,
+            health_interval=spec.health_interval_s,
+            on_lost=self._on_lost,
+        )
+        link = PersistentLink(connection, spec, self._on_fault)
+        try:
+            self._eras[spec.alias] = connection.session.era
+            published = await self._list(spec, connection.session)
+            admission = self._vet(spec, published, link, peers)
+            if not connection.alive:
+                raise UpstreamConnectionLost(spec.alias, "the server went away during admission")
+        except BaseException:
+            await connection.aclose()
+            raise
+        return link, admission
+
+    async def _admit_per_call(
+        self, spec: ServerSpec, target: StdioLaunch | HttpTarget, peers: Collection[str]
+    ) -> tuple[Link, Admission]:
+        async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
+            self._eras[spec.alias] = session.era
+            published = await self._list(spec, session)
+        definitions = definitions_of(published)
+        link = PerCallLink(
+            spec, target, self._eras[spec.alias], definitions, self._config.pool, self._on_fault
+        )
+        return link, self._vet(spec, published, link, peers)
+
+    def _vet(
+        self, spec: ServerSpec, published: list[PublishedTool], link: Link, peers: Collection[str]
+    ) -> Admission:
+        return vet(spec, published, self._config.pool, self._screener, link, pins=self._pins, peers=peers)
+
+    async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:
+        settings = self._config.pool
+        try:
+            return await session.list_tools(
+                spec.call_timeout_s, settings.max_list_pages, settings.max_tools_per_server
+            )
+        except ListingTooLarge as exc:
+            raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None
+
+    def _target(self, spec: ServerSpec) -> StdioLaunch | HttpTarget:
+        if spec.transport == "stdio":
+            assert spec.command is not None
+            env = {key: self._resolve(spec.alias, value) for key, value in spec.env.items()}
+            return StdioLaunch(command=spec.command, args=spec.args, env=env, cwd=spec.cwd)
+        assert spec.url is not None
+        headers = {key: self._resolve(spec.alias, value) for key, value in spec.headers.items()}
+        return HttpTarget(kind=spec.transport, url=spec.url, headers=headers)
+
+    def _resolve(self, alias: str, value: str | SecretRef) -> str:
+        if isinstance(value, str):
+            return value
+        if value.secret not in self._secrets:
+            raise MissingSecret(alias, value.secret)
+        return self._secrets[value.secret]
