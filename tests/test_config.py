@@ -206,3 +206,20 @@ def _write(folder: Path, text: str) -> Path:
     path = folder / "toolpool.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_sandboxed_server_may_not_run_in_the_folder_that_holds_the_config(tmp_path: Path) -> None:
+    text = GOOD.replace('cwd = "work"', 'sandbox = "bwrap"')
+    error = _error(tmp_path, text)
+    assert error.key == "servers.demo_alpha.cwd"
+    assert "must not hold this config" in error.problem
+    config = load_config(_write(tmp_path, GOOD.replace('cwd = "work"', 'cwd = "work"\nsandbox = "bwrap"')))
+    assert config.servers["demo_alpha"].sandbox == "bwrap"
+
+
+def test_sandbox_read_only_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        'cwd = "work"', 'cwd = "work"\nsandbox = "bwrap"\nsandbox_read_only = ["node_modules"]'
+    )
+    config = load_config(_write(tmp_path, text))
+    assert config.servers["demo_alpha"].sandbox_read_only == (tmp_path / "node_modules",)

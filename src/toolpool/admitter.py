@@ -16,13 +16,17 @@ from toolpool.config import Config, SecretRef, ServerSpec
 from toolpool.errors import ConnectionRefused, MissingSecret, UpstreamConnectionLost, UpstreamError
 from toolpool.links import PerCallLink, PersistentLink, definitions_of
 from toolpool.upstream import (
+    Bwrap,
     Connection,
     Era,
     HttpTarget,
+    Limits,
     ListingTooLarge,
+    Resolver,
     StdioLaunch,
     UpstreamSession,
     open_session,
+    require_sandbox,
 )
 from toolpool.vetting import Admission, Pins, PublishedTool, Screener, vet
 
@@ -42,8 +46,10 @@ class Admitter:
         pins: Pins,
         on_fault: Callable[[Link, UpstreamError], None],
         on_lost: Callable[[Connection, str], None],
+        resolver: Resolver,
     ) -> None:
         self._config = config
+        self._resolver = resolver
         self._secrets = dict(secrets)
         self._screener = screener
         self._pins = pins
@@ -64,10 +70,13 @@ class Admitter:
 
         Raises:
             ConnectionRefused: an admission rule failed.
+            SandboxUnavailable: the server wants bwrap, which cannot run here.
             UpstreamError: the server could not be started, reached or listed.
             MissingSecret: a secret the server needs was not provided.
         """
         target = self._target(spec)
+        if isinstance(target, StdioLaunch):
+            await require_sandbox(spec.alias, target.sandbox)
         if spec.lifecycle == "per_call":
             return await self._admit_per_call(spec, target, peers)
         return await self._admit_persistent(spec, target, tasks, peers)
@@ -130,10 +139,26 @@ class Admitter:
         if spec.transport == "stdio":
             assert spec.command is not None
             env = {key: self._resolve(spec.alias, value) for key, value in spec.env.items()}
-            return StdioLaunch(command=spec.command, args=spec.args, env=env, cwd=spec.cwd)
+            sandbox = None
+            if spec.sandbox == "bwrap":
+                sandbox = Bwrap(allow_network=spec.allow_network, read_only=spec.sandbox_read_only)
+            return StdioLaunch(
+                command=spec.command,
+                args=spec.args,
+                env=env,
+                cwd=spec.cwd,
+                limits=Limits(spec.max_memory_mb, spec.max_cpu_s, spec.max_open_files),
+                sandbox=sandbox,
+            )
         assert spec.url is not None
         headers = {key: self._resolve(spec.alias, value) for key, value in spec.headers.items()}
-        return HttpTarget(kind=spec.transport, url=spec.url, headers=headers)
+        return HttpTarget(
+            kind=spec.transport,
+            url=spec.url,
+            headers=headers,
+            allow_private_network=spec.allow_private_network,
+            resolver=self._resolver,
+        )
 
     def _resolve(self, alias: str, value: str | SecretRef) -> str:
         if isinstance(value, str):

@@ -113,6 +113,7 @@ class ServerSpec(BaseModel):
     allow_private_network: bool = False
     sandbox: Literal["none", "bwrap"] = "none"
     allow_network: bool = False
+    sandbox_read_only: tuple[Path, ...] = ()
     max_memory_mb: Annotated[int, Field(ge=16)] | None = 4096
     max_cpu_s: Annotated[int, Field(ge=1)] | None = 3600
     max_open_files: Annotated[int, Field(ge=16)] | None = 1024
@@ -151,8 +152,8 @@ class ServerSpec(BaseModel):
                 raise ValueError("`url` must start with http:// or https://")
             if self.command is not None or self.args or self.env or self.cwd is not None:
                 raise ValueError("`command`, `args`, `env` and `cwd` are for stdio servers")
-            if self.sandbox != "none" or self.allow_network:
-                raise ValueError("`sandbox` and `allow_network` are for stdio servers")
+            if self.sandbox != "none" or self.allow_network or self.sandbox_read_only:
+                raise ValueError("`sandbox`, `allow_network` and `sandbox_read_only` are for stdio servers")
         return self
 
 
@@ -237,10 +238,21 @@ def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:
             text, source, ("servers", alias, needed), f"is required for a {body['transport']} server"
         )
     fields: dict[str, Any] = {"alias": alias, **body}
-    if isinstance(fields.get("args"), list):
-        fields["args"] = tuple(fields["args"])
-    spec = _validate(text, source, ("servers", alias), ServerSpec, fields)
-    return _resolve_paths(spec, source.parent)
+    for key in ("args", "sandbox_read_only"):
+        if isinstance(fields.get(key), list):
+            fields[key] = tuple(
+                Path(item) if key != "args" and isinstance(item, str) else item for item in fields[key]
+            )
+    spec = _resolve_paths(_validate(text, source, ("servers", alias), ServerSpec, fields), source.parent)
+    if spec.sandbox == "bwrap" and spec.cwd is not None and source.is_relative_to(spec.cwd):
+        raise _error(
+            text,
+            source,
+            ("servers", alias, "cwd"),
+            "a sandboxed server's cwd is writable inside the sandbox, so it must not hold this config: "
+            "give the server a folder of its own",
+        )
+    return spec
 
 
 def _resolve_paths(spec: ServerSpec, base: Path) -> ServerSpec:
@@ -251,7 +263,8 @@ def _resolve_paths(spec: ServerSpec, base: Path) -> ServerSpec:
         command = str((base / command).resolve())
     if spec.transport != "stdio":
         return spec
-    return spec.model_copy(update={"cwd": cwd, "command": command})
+    read_only = tuple((base / path).resolve() for path in spec.sandbox_read_only)
+    return spec.model_copy(update={"cwd": cwd, "command": command, "sandbox_read_only": read_only})
 
 
 def _validate(text: str, source: Path, prefix: tuple[str, ...], model: type[_Model], data: object) -> _Model:

@@ -34,7 +34,7 @@ from toolpool.registry import Registry, Snapshot
 from toolpool.results import BlobStore, ResultBlob
 from toolpool.sessions import Session
 from toolpool.tickets import Ticket
-from toolpool.upstream import Connection, Era, UpstreamSession
+from toolpool.upstream import Connection, Era, Resolver, SystemResolver, UpstreamSession
 from toolpool.vetting import Admission, MemoryPins, PassingScreener, Pins, PublishedTool, Screener
 
 __all__ = ["Pool"]
@@ -64,6 +64,7 @@ class Pool:
         screener: scores tool definitions and results (R5, gate 9).
         pins: approved definitions (R7); defaults to the config's pins plus trust on first use.
         on_event: receives ``PoolEvent``s (connected, refused, lost, tool changed, ...).
+        resolver: resolves remote servers' host names once per connect, for the SSRF guard.
         clock: the wall-clock time tickets are checked against.
         monotonic: seconds for circuit-breaker cooldowns.
     """
@@ -77,6 +78,7 @@ class Pool:
         screener: Screener | None = None,
         pins: Pins | None = None,
         on_event: EventSink | None = None,
+        resolver: Resolver | None = None,
         clock: Callable[[], datetime] = _utcnow,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -90,7 +92,13 @@ class Pool:
         self._blobs = BlobStore()
         self._breakers: dict[str, CircuitBreaker] = {}
         self._admitter = Admitter(
-            config, secrets or {}, self._screener, self._pins, self._fault, self._connection_lost
+            config,
+            secrets or {},
+            self._screener,
+            self._pins,
+            self._fault,
+            self._connection_lost,
+            resolver if resolver is not None else SystemResolver(),
         )
         self._pipeline = CallPipeline(
             self._registry, self._enablement, config.pool, clock, self._screener, self._blobs, self._breaker

@@ -25,6 +25,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolpool.errors import UpstreamError, UpstreamProtocolError, UpstreamUnavailable
 from toolpool.upstream.faults import collapse_group, is_own_cancellation, upstream_fault
+from toolpool.upstream.pinned import AddressGuard
+from toolpool.upstream.ssrf import Resolver, SystemResolver, pin_origin
 from toolpool.upstream.stdio import StdioLaunch, StdioTransport
 from toolpool.vetting import PublishedTool
 
@@ -36,13 +38,23 @@ _TIMEOUT_SLACK_S = 1.0
 _CLIENT_INFO = mcp_types.Implementation(name="toolpool", version="0.1.0")
 
 
+_SYSTEM_RESOLVER = SystemResolver()
+
+
 @dataclass(frozen=True, slots=True)
 class HttpTarget:
-    """A remote server: streamable HTTP (``http``) or the older HTTP+SSE (``sse``)."""
+    """A remote server: streamable HTTP (``http``) or the older HTTP+SSE (``sse``).
+
+    Every session resolves ``url``'s host once through ``resolver`` and connects only to
+    that address, which must pass the SSRF guard (``toolpool.upstream.ssrf``);
+    ``allow_private_network`` lets it be loopback or private, never metadata or link-local.
+    """
 
     kind: Literal["http", "sse"]
     url: str
     headers: Mapping[str, str]
+    allow_private_network: bool = False
+    resolver: Resolver = _SYSTEM_RESOLVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,17 +167,27 @@ async def open_session(
     """Start the transport and negotiate; ``era=None`` means probe (``mode="auto"``).
 
     Raises:
+        AddressBlocked: an ``HttpTarget``'s URL or address failed the SSRF guard; raised
+            before any connection is made (or, for a redirect or SSE endpoint that points
+            elsewhere, instead of making it).
         UpstreamUnavailable: the server could not be started, reached or initialized in time.
     """
     stdio = StdioTransport(target) if isinstance(target, StdioLaunch) else None
+    guard: AddressGuard | None = None
     # The deadline scope must enclose the whole session (the SDK's task groups live inside
     # it); it is lifted once the handshake is done.
     with anyio.CancelScope(deadline=anyio.current_time() + connect_timeout) as deadline:
+        if isinstance(target, HttpTarget):
+            guard = await _guard(alias, target)
+            # The SDK swallows some refusals and would wait for the deadline; stop at once.
+            guard.on_refusal = deadline.cancel
         try:
             async with AsyncExitStack() as stack:
                 try:
                     transport = (
-                        stdio if stdio is not None else await _http_transport(stack, target, connect_timeout)
+                        stdio
+                        if stdio is not None
+                        else await _http_transport(stack, target, guard, connect_timeout)
                     )
                     client = Client(
                         transport,
@@ -180,6 +202,8 @@ async def open_session(
                         exc, Exception | anyio.get_cancelled_exc_class()
                     ):
                         raise
+                    if guard is not None and guard.refusal is not None:
+                        raise guard.refusal from None
                     fault = upstream_fault(alias, exc, "connect")
                     raise UpstreamUnavailable(
                         alias, _connect_problem(fault, stdio), detail=fault.detail
@@ -188,22 +212,35 @@ async def open_session(
                 yield UpstreamSession(alias, client, stdio)
         except BaseExceptionGroup as group:
             # Leaving the SDK's task groups wraps whatever ended the session.
+            if guard is not None and guard.refusal is not None:
+                raise guard.refusal from None
             collapsed = collapse_group(alias, group, "the session")
             if collapsed is group:
                 raise
             raise collapsed from group
+    if guard is not None and guard.refusal is not None:
+        raise guard.refusal
     if deadline.cancelled_caught:
         raise UpstreamUnavailable(alias, f"could not connect within {connect_timeout:g} s")
 
 
-async def _http_transport(stack: AsyncExitStack, target: StdioLaunch | HttpTarget, timeout: float) -> Any:
+async def _guard(alias: str, target: HttpTarget) -> AddressGuard:
+    """Resolve once and check, before anything connects (R14)."""
+    origin = await pin_origin(
+        alias, target.url, resolver=target.resolver, allow_private_network=target.allow_private_network
+    )
+    return AddressGuard(alias, origin, watch_sse_endpoint=target.kind == "sse")
+
+
+async def _http_transport(
+    stack: AsyncExitStack, target: StdioLaunch | HttpTarget, guard: AddressGuard | None, timeout: float
+) -> Any:
     assert isinstance(target, HttpTarget)
+    assert guard is not None
     headers = dict(target.headers)
     if target.kind == "sse":
-        return sse_client(target.url, headers=headers, timeout=timeout)
-    http = httpx2.AsyncClient(
-        headers=headers, timeout=httpx2.Timeout(timeout, read=None), follow_redirects=False
-    )
+        return sse_client(target.url, headers=headers, timeout=timeout, httpx_client_factory=guard.client)
+    http = guard.client(headers=headers, timeout=httpx2.Timeout(timeout, read=None))
     await stack.enter_async_context(http)
     return streamable_http_client(target.url, http_client=http)
 

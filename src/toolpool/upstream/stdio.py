@@ -7,18 +7,24 @@ session, so that its whole process group can be signalled. Closing follows the M
 shutdown order — close stdin, grace, SIGTERM to the group, grace, SIGKILL to the group —
 and always signals the group, even when the leader is already gone, because a server's
 own children would otherwise outlive it (R13). Every wait is bounded and shielded.
+
+Every server runs under resource limits, and optionally inside bubblewrap: both are
+wrappers around the argument list (``toolpool.upstream.sandbox``), so the process spawned
+is still the group leader that closing kills.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
@@ -28,6 +34,8 @@ import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
+
+from toolpool.upstream.sandbox import Bwrap, Limits, wrap_argv
 
 __all__ = ["StdioLaunch", "StdioTransport"]
 
@@ -50,17 +58,40 @@ _THIS_PYTHON = frozenset({"python", "python3"})
 
 @dataclass(frozen=True, slots=True)
 class StdioLaunch:
-    """Exactly what to start: no shell, no inherited environment."""
+    """Exactly what to start: no shell, no inherited environment, limits, maybe a sandbox."""
 
     command: str
     args: Sequence[str]
     env: Mapping[str, str]
     cwd: Path | None
     max_message_bytes: int = 16 * 1024 * 1024
+    limits: Limits = field(default_factory=Limits)
+    sandbox: Bwrap | None = None
 
     def argv(self) -> list[str]:
-        command = sys.executable if self.command in _THIS_PYTHON else self.command
-        return [command, *self.args]
+        """The argument list spawned: wrappers first, then the command and its arguments.
+
+        Raises:
+            FileNotFoundError: the command (or a wrapper program) does not exist.
+        """
+        command = _resolve(self.command, self.env)
+        return wrap_argv(command, self.args, self.env, self.cwd, self.limits, self.sandbox)
+
+
+def _resolve(command: str, env: Mapping[str, str]) -> str:
+    """The command as the child would find it: through the *configured* PATH, or the default.
+
+    Resolved here rather than by a wrapper's ``exec``, so that a missing command still fails
+    the spawn itself, and so that bwrap is handed a path it can make visible.
+    """
+    if command in _THIS_PYTHON:
+        return sys.executable
+    if "/" in command:
+        return command
+    found = shutil.which(command, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise FileNotFoundError(errno.ENOENT, "no such command in the configured PATH", command)
+    return found
 
 
 class StdioTransport:
