@@ -35,7 +35,8 @@ from toolpool.results import BlobStore, ResultBlob
 from toolpool.sessions import Session
 from toolpool.tickets import Ticket
 from toolpool.upstream import Connection, Era, Resolver, SystemResolver, UpstreamSession
-from toolpool.vetting import Admission, MemoryPins, PassingScreener, Pins, PublishedTool, Screener
+from toolpool.vetting import Admission, MemoryPins, Pins, PublishedTool, Screener
+from toolpool.vetting.screener import RuleScreener
 
 __all__ = ["Pool"]
 
@@ -61,7 +62,8 @@ class Pool:
         config: the validated configuration (``load_config``).
         secrets: values for ``{ secret = "NAME" }`` entries, resolved only when connecting.
         enablement: answers gate 3; defaults to the configuration's ``enabled`` flags.
-        screener: scores tool definitions and results (R5, gate 9).
+        screener: scores tool definitions and results (R5, gate 9); defaults to the offline
+            ``RuleScreener`` at the config's ``screen_threshold``.
         pins: approved definitions (R7); defaults to the config's pins plus trust on first use.
         on_event: receives ``PoolEvent``s (connected, refused, lost, tool changed, ...).
         resolver: resolves remote servers' host names once per connect, for the SSRF guard.
@@ -84,7 +86,7 @@ class Pool:
     ) -> None:
         self.config = config
         self._enablement = enablement if enablement is not None else ConfigEnablement(config)
-        self._screener = screener if screener is not None else PassingScreener()
+        self._screener = screener if screener is not None else RuleScreener(config.pool.screen_threshold)
         self._pins = pins if pins is not None else MemoryPins(_configured_pins(config))
         self._on_event = on_event
         self._monotonic = monotonic

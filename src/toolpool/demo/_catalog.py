@@ -13,6 +13,7 @@ from toolpool.demo._alpha import build_alpha
 from toolpool.demo._beta import build_beta
 from toolpool.demo._faulty import build_faulty
 from toolpool.demo._paged import DEFAULT_PAGE_SIZE, DEFAULT_TOOL_COUNT, build_paged
+from toolpool.demo._poisoned import build_poisoned
 from toolpool.demo._stubborn import build_stubborn
 
 __all__ = ["KINDS", "TRANSPORTS", "DemoOptions", "Kind", "Transport"]
@@ -51,6 +52,11 @@ KINDS: Mapping[str, Kind] = MappingProxyType(
                 lambda options: build_paged(options.tools, options.page_size),
             ),
             Kind("faulty", "ok, fail (hostile error text), hang, crash (exits 3)", lambda _: build_faulty()),
+            Kind(
+                "poisoned",
+                "add; weather and format_text hide instructions; fetch_page returns an injected page",
+                lambda _: build_poisoned(),
+            ),
             Kind(
                 "stubborn",
                 "ping, pids; ignores SIGTERM/SIGINT/SIGHUP, keeps a child, outlives stdin EOF",

@@ -76,6 +76,8 @@ def vet(
     exposed: list[ExposedTool] = []
     dropped: list[tuple[str, Verdict]] = []
     quarantined: list[tuple[str, tuple[str, ...]]] = []
+    # A server naming its own tools is not shadowing, even where another server shares a name.
+    others = frozenset(peers) - {tool.name for tool in published}
     for tool in published:
         policy = spec.tools[tool.name]
         if policy.forbidden:
@@ -84,7 +86,7 @@ def vet(
         if pin is not None and pin.hash != tool.definition_hash():
             quarantined.append((tool.name, classify_change(pin.definition, tool, screener)))
             continue
-        verdict = screener.screen_tool(tool, peers)
+        verdict = screener.screen_tool(tool, others)
         if verdict.drop:
             dropped.append((tool.name, verdict))
             continue

@@ -2,8 +2,9 @@
 
 Vetting asks a ``Screener`` for a ``Verdict`` on every tool that policy would expose; a tool
 whose verdict is ``drop`` is not exposed and raises the event ``mcp.desc_rejected``. The
-pool's default screener passes everything: the offline scorer that replaces it is the trust
-boundary's work, and it plugs in here without any change to vetting.
+offline scorer is ``toolpool.vetting.screener.RuleScreener`` (scores are calibrated so that 1.0,
+``PoolSettings.screen_threshold``'s default, is the drop line); ``PassingScreener`` passes
+everything, for tests that need screening out of the way.
 """
 
 from __future__ import annotations

@@ -1,0 +1,108 @@
+"""The screener's data sets: the shared development sets and the repository's held-out set."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolpool.vetting.model import PublishedTool
+
+__all__ = ["DEFAULT_DATASETS", "HELD_OUT", "Entry", "dedupe_by_description", "load", "load_held_out"]
+
+DEFAULT_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+HELD_OUT = Path(__file__).resolve().parents[1] / "tests" / "vetting" / "screener_heldout.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: str
+    server: str | None
+    tool: PublishedTool
+    label: str  # "malicious" | "benign" | "real"
+    category: str | None
+    peers: frozenset[str] = field(default_factory=frozenset)
+    batch: str = ""  # held-out set: "A", "B" or "C" (when it was written; see RESULTS.md)
+    # What ``Pool._peers`` passes today: every name of the other servers, local names and aliases,
+    # including names that this tool's own server also publishes.
+    pool_peers: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def hard_negative(self) -> bool:
+        return self.category == "hard_negative"
+
+
+def load(path: Path) -> list[Entry]:
+    """One data set's ``normalized.jsonl``, with the peers the pool would know for each tool.
+
+    Peers are the names on *other* servers: the peers listed with an entry (mcpproxy-go's
+    shadowing cases), and for real tools every other server's tool names and aliases in the file
+    (minus the tool's own server's names, which are its siblings).
+    """
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    by_server: dict[str, set[str]] = {}
+    for row in rows:
+        if row["label"] == "real" and row["server"] and row["name"]:
+            by_server.setdefault(row["server"], set()).add(row["name"])
+    everyone = {name for names in by_server.values() for name in names} | set(by_server)
+    return [_entry(row, by_server, everyone) for row in rows]
+
+
+def _pool_peers(server: str, by_server: dict[str, set[str]]) -> frozenset[str]:
+    others = {alias: names for alias, names in by_server.items() if alias != server}
+    remote = {name for names in others.values() for name in names}
+    local = {f"mcp__{alias}__{name}" for alias, names in others.items() for name in names}
+    return frozenset(remote | local | set(others))
+
+
+def _entry(row: dict[str, Any], by_server: dict[str, set[str]], everyone: set[str]) -> Entry:
+    server = row.get("server")
+    pool_peers: frozenset[str] = frozenset()
+    if row["label"] == "real":
+        peers = everyone - by_server.get(server or "", set()) - {server or ""}
+        pool_peers = _pool_peers(server or "", by_server)
+    else:
+        listed = (row.get("extra") or {}).get("peers") or []
+        peers = {p["tool"]["name"] for p in listed if p.get("server") != server}
+        peers |= {p["server"] for p in listed if p.get("server") != server}
+    tool = PublishedTool(
+        name=row.get("name") or "tool",
+        description=row.get("description") or "",
+        input_schema=row.get("inputSchema") or {"type": "object"},
+        output_schema=(row.get("extra") or {}).get("outputSchema"),
+        annotations=(row.get("extra") or {}).get("annotations") or {},
+    )
+    category = row.get("category")
+    return Entry(
+        str(row["id"]), server, tool, row["label"], category, frozenset(peers), pool_peers=pool_peers
+    )
+
+
+def load_held_out(path: Path = HELD_OUT) -> list[Entry]:
+    entries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        tool = PublishedTool(
+            name=row["name"],
+            description=row.get("description") or "",
+            input_schema=row.get("inputSchema") or {"type": "object"},
+        )
+        peers = frozenset(row.get("peers") or ())
+        entries.append(
+            Entry(row["id"], None, tool, row["label"], row.get("category"), peers, batch=row["batch"])
+        )
+    return entries
+
+
+def dedupe_by_description(entries: list[Entry]) -> Iterator[Entry]:
+    """Entries with a description seen before are left out (empty descriptions count by schema)."""
+    seen: set[str] = set()
+    for entry in entries:
+        key = entry.tool.description or json.dumps([entry.tool.name, entry.tool.input_schema], sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            yield entry

@@ -1,0 +1,169 @@
+"""Instructions aimed at the model: overrides, secrecy, addressing the model, preemption.
+
+Each phrase is weighed by where it stands (``_context``): given as an order it counts fully,
+in a neutral sentence by its ``neutral`` strength, quoted or reported as an example a little.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from toolpool.vetting.screener._context import is_directive, position, strength
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._vocab import Vocab, vocab
+
+__all__ = ["directive_findings"]
+
+_I = re.IGNORECASE
+_SCOPE = (
+    r"(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|security|"
+    r"developer|your|user'?s?|actual|ethical|built-in|other|old|proxy'?s?|operator'?s?|platform'?s?)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrase:
+    signal: str
+    words: Vocab
+    neutral: float
+    by_sentence: bool = False  # position from the whole sentence (does it read as an order?)
+
+
+def _p(signal: str, needles: str, pattern: str, neutral: float, *, by_sentence: bool = False) -> _Phrase:
+    return _Phrase(signal, vocab(pattern, needles), neutral, by_sentence)
+
+
+_PHRASES = (
+    _p(
+        "instruction_override",
+        "ignore|disregard|forget|pay no attention|stop following|follow|set aside|override|bypass|circumvent|"
+        "no restrictions|no limits|no limitations|no rules|no guidelines|no filters|no boundaries|dan|jailbroken|"
+        "unrestricted|unfiltered|free from|free of",
+        r"\b(?:ignore|disregard|forget|pay\s+no\s+attention\s+to|stop\s+following|do\s+not\s+follow|"
+        r"don't\s+follow|no\s+longer\s+follow|set\s+aside)\s+(?:(?:all|any|every|of|the|these|those|and)\s+)*"
+        r"(?:[\w']+\s+)?(?:" + _SCOPE + r"\s+)+(?:[\w-]+\s+)?(?:instructions?|directions?|directives?|"
+        r"prompts?|rules?|constraints?|guidelines?|guardrails?|polic(?:y|ies)|restrictions?|limitations?|"
+        r"programming|training|safeguards?|protocols?|ethics|orders|context|guidance)\b|"
+        r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+)?(?:instructions|directives|"
+        r"guidelines|guardrails|system\s+prompt)\b|"
+        r"\b(?:ignore|disregard|forget)\s+(?:(?:all|everything)\s+(?:of\s+)?(?:the\s+)?(?:above|previous|prior|"
+        r"preceding|earlier|before)|(?:the|that)\s+above|(?:everything|anything)\s+(?:above|before|said|written|"
+        r"you\s+were\s+told))\b(?!\s+(?:steps?|pages?|versions?|values?|results?|sections?|lines?|examples?|"
+        r"calls?|outputs?|responses?|releases?|commits?))|"
+        r"\byou\s+(?:now\s+)?(?:have|has)\s+no\s+(?:restrictions|limits|limitations|rules|guidelines|filters|"
+        r"boundaries)\b|\byou\s+are\s+(?:now\s+)?(?:dan|jailbroken|unrestricted|unfiltered|free\s+(?:of|from)\s+"
+        r"(?:all\s+|any\s+)?(?:restrictions|rules|guidelines))\b|"
+        r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s\s+(?:\w+\s+)?(?:requests?|questions?|instructions?|"
+        r"wishes|messages?)\b|"
+        r"\b(?:override|bypass|circumvent)\s+(?:\w+\s+){0,2}?(?:(?:safety|security|content)\s+(?:\w+\s+)?"
+        r"(?:polic(?:y|ies)|guidelines|checks|filters|measures|rules|restrictions|protocols)|guardrails|"
+        r"system\s+prompt|(?:previous|prior|original|system|your)\s+instructions|ethic\w*|safeguards)\b",
+        0.7,
+    ),
+    _p(
+        "secrecy",
+        "do not|don't|never|must not|should not|without|keep|hidden from|user must|user should|user will",
+        r"\b(?:do\s+not|don't|never|must\s+not|should\s+not|without)\s+(?:\w+\s+){0,2}?(?:tell|telling|"
+        r"inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|"
+        r"alerting|show|showing|report|reporting|explain|explaining|let|letting)\s+(?:\w+\s+){0,3}?"
+        r"(?:the\s+)?(?:user|human|operator|them|anyone)\b(?!'s\s+(?:approval|request|input))|"
+        r"\b(?:never|do\s+not|don't|must\s+not)\s+(?:reveal|disclose|mention|share|repeat|expose|acknowledge)"
+        r"\s+(?:these|this|the|your|any\s+of\s+these)\s+(?:instructions?|steps?|directives?|notes?|rules|"
+        r"system\s+prompt)\b|\bwithout\s+(?:the\s+user'?s?|their|anyone'?s?)\s+(?:knowledge|knowing|"
+        r"noticing|awareness|consent)\b|\bkeep\s+(?:this|it|these|that)\s+(?:a\s+)?(?:secret|hidden|"
+        r"confidential)\s+from\b|\bhidden\s+from\s+(?:the\s+)?user\b|\bthe\s+user\s+(?:must|should|will)\s+"
+        r"(?:not|never)\s+(?:know|see|notice|be\s+told|find\s+out|learn)\b|\b(?:do\s+not|don't|never)\s+"
+        r"(?:let|allow)\s+(?:the\s+)?user\s+(?:to\s+)?(?:know|see|notice)\b",
+        0.8,
+    ),
+    _p(
+        "model_address",
+        "note to|note for|notes for|instruction|directive|override|orders|hidden|if you are|dear|attention|hey|hello|reading this|"
+        "guidance|rules|assistant|claude|chatgpt|agent|ai|"
+        "processing this|parsing this|seeing this|system message|system prompt|system instruction",
+        r"\bnotes?\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:assistant|ai|model|llm|agent|claude|gpt|chatgpt|copilot|gemini|bot)\b|"
+        r"\b(?:assistant|ai|model|llm|agent|system|admin)[\s_-]+(?:instructions?|directives?|notes?|override|"
+        r"orders|guidance|rules)\s*[:\]]|(?:^|(?<=[.!?]\s)|(?<=\n))\s*(?:assistant|ai|claude|chatgpt|agent)\s*,\s|\bhidden\s+(?:directive|instructions?|commands?|task|prompt|orders?)\s*:|"
+        r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|large\s+language\s+model|language\s+model|assistant|agent|bot|"
+        r"chatbot)\b|\b(?:dear|attention|hey|hello)[,:]?\s+(?:ai|assistant|llm|model|agent|claude|chatgpt)\b|"
+        r"\b(?:ai|llm|language\s+model|assistant)s?\s+(?:reading|processing|parsing|seeing)\s+this\b|"
+        r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b",
+        0.9,
+    ),
+    _p(
+        "model_address",
+        "instruction",
+        r"\b(?:secret|hidden|special)?\s*instructions?\s+(?:for|to)\s+(?:the\s+|any\s+)?(?:assistant|ai|"
+        r"model|llm|agent)s?\b",
+        0.5,
+    ),
+    _p(
+        "reveal_prompt",
+        "prompt|instructions|developer message|context window",
+        r"\b(?:reveal|print|output|repeat|dump|leak|disclose|echo|expose|recite|show|display|return|include|"
+        r"send|share|type\s+out)\s+(?:[\w,']+\s+){0,8}?(?:system\s+prompt|hidden\s+(?:system\s+)?"
+        r"instructions|initial\s+instructions|original\s+instructions|your\s+instructions|developer\s+"
+        r"(?:message|prompt)|context\s+window|(?:system|internal)\s+instructions)\b",
+        0.6,
+    ),
+    _p(
+        "obey_embedded",
+        "obey|treat",
+        r"\bobey\s+(?:\w+\s+){0,3}?(?:instructions?|commands?|directives?|orders?)\b|\btreat\s+(?:\w+\s+)"
+        r"{0,6}?(?:instructions?|text|content)\s+(?:(?!(?:never|not|no)\b)[\w,]+\s+){0,6}?as\s+"
+        r"(?:(?!(?:never|not|no)\b)[\w,]+\s+){0,3}?(?:commands?|instructions?|orders?|directives?)\b",
+        0.8,
+    ),
+    _p(
+        "obey_embedded",
+        "follow|execute|carry out|act on|comply",
+        r"\b(?:follow|execute|carry\s+out|act\s+on|comply\s+with)\s+(?:\w+\s+){0,3}?(?:instructions?|"
+        r"commands?|directives?|orders?)\s+(?:\w+\s+){0,2}?(?:found|embedded|contained|hidden|written|"
+        r"appearing)\s+(?:in|inside|within)\b",
+        0.6,
+    ),
+    _p(
+        "preemption",
+        "before|at the start|at the beginning",
+        r"\bbefore\s+(?:doing\s+|performing\s+|starting\s+|handling\s+|answering\s+|responding\s+to\s+|"
+        r"processing\s+)?(?:any|every|each|all)\s+(?:other\s+)?(?:tasks?|requests?|responses?|repl(?:y|ies)|"
+        r"answers?|messages?|conversations?|interactions?|user\s+(?:requests?|messages?|quer(?:y|ies)|"
+        r"prompts?)|prompts?|quer(?:y|ies)|turns?|actions?)\b|\bbefore\s+(?:doing|saying|answering|"
+        r"responding\s+to)?\s*anything(?:\s+else)?\b|\bat\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|"
+        r"any)\s+(?:conversation|session|chat|task|turn)\b",
+        0.7,
+        by_sentence=True,
+    ),
+    _p(
+        "identity_switch",
+        "you are now|from now on|mode|act as|no longer|safety|content check|content filter|ethical|comply with|"
+        "pretend",
+        r"\byou\s+are\s+now\b|\bfrom\s+now\s+on\b|\b(?:developer|god|jailbreak|jailbroken|dan|unrestricted|"
+        r"unfiltered)\s+mode\b|\bact\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil)\b|"
+        r"\bno\s+longer\s+(?:bound|restricted|limited)\s+by\b|\bwithout\s+(?:applying\s+|any\s+)?(?:safety|"
+        r"content|ethical)\s+(?:checks|filters|guidelines|restrictions)\b|\bcomply\s+with\s+(?:all|any|"
+        r"every)\s+(?:subsequent\s+|future\s+)?requests?\b|\bpretend\s+(?:to\s+be|you\s+are)\b",
+        0.8,
+    ),
+)
+
+
+def directive_findings(doc: Doc) -> Iterator[Finding]:
+    text = doc.text
+    for phrase in _PHRASES:
+        for seen, match in enumerate(doc.finditer(phrase.words)):
+            if seen == MATCH_BUDGET:  # that many is no accident: stop weighing each one
+                yield Finding(phrase.signal, doc.where(match.start()), phrase.neutral)
+                break
+            start, end = doc.sentence(match.start())
+            where = position(text, start, match.start())
+            if phrase.by_sentence and where != "mention":
+                found = 1.0 if is_directive(text[start:end]) else phrase.neutral
+            else:
+                found = strength(where, phrase.neutral)
+            yield Finding(phrase.signal, doc.where(match.start()), found)
+            if found >= 1.0:
+                break  # the signal is at full strength: more matches cannot add to it

@@ -1,0 +1,167 @@
+"""Data leaving: exfiltration, sensitive files and secrets, parameters used as a drop box.
+
+These are combinations within one sentence: a sending verb plus something worth stealing plus
+an outside destination is exfiltration; a sensitive path plus a reading verb in an order is an
+access; "… into the 'sidecar' argument" with secrets nearby is a parameter carrying them.
+Each part alone is only a hint (a secrets scanner may name ``~/.ssh/id_rsa`` as an example).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import islice
+
+from toolpool.vetting.screener._context import MENTION_STRENGTH, is_directive, position
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._hits import INTO_PARAMETER, SentenceHits
+from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, path_label, vocab
+
+__all__ = ["SPARE_NAMES", "exfil_findings", "shell_findings"]
+
+_I = re.IGNORECASE
+_SENTENCE_BUDGET = 2048  # candidate sentences weighed per text (bounded time on hostile input)
+# Parameter names that attacks use as a drop box for stolen data.
+SPARE_NAMES = frozenset(
+    {"sidecar", "sidenote", "side_note", "context", "notes", "note", "metadata", "meta", "extra", "extras"}
+    | {"debug", "debug_info", "feedback", "annotation", "memo", "comment", "comments", "trace", "telemetry"}
+    | {"history", "conversation", "chat_history", "session", "session_data", "internal", "hidden", "aux"}
+    | {"auxiliary", "payload", "scratch", "scratchpad", "reasoning", "thoughts", "details", "info", "state"}
+)
+_FILL_VERBS = re.compile(
+    r"\b(?:pass|put|include|append|embed|add|insert|store|write|fill|copy|send|read|reads|attach|place|"
+    r"set|provide|supply|inject|paste|encode|stash|hide|smuggle|contain|hold|carry|dump)\w*\b",
+    _I,
+)
+_STEALTH = vocab(
+    r"\b(?:silently|secretly|covertly|surreptitiously|stealthily|quietly|invisibly)\b|\bwithout\s+"
+    r"(?:telling|informing|notifying|alerting|asking)\b|\b(?:with\s+no|without(?:\s+any)?)\s+(?:user\s+)?"
+    r"(?:confirmation|notification|prompting)\b|\bbehind\s+the\s+scenes\b|\binvisible\s+to\s+the\s+user\b|"
+    r"\b(?:skip|bypass|suppress|avoid)\s+(?:the\s+|any\s+|all\s+)?(?:user'?s?\s+)?(?:confirmation|approval|consent)"
+    r"(?:\s+(?:prompts?|dialogs?|steps?|requests?))?\b",
+    "silent|secret|covert|surreptitious|stealth|quiet|invisibl|without|with no|behind the scenes|skip|bypass|suppress|avoid",
+)
+_DATA_VERB_AFTER = re.compile(
+    r"\W*(?:\w+\W+){0,2}(?:add|append|send|upload|include|copy|forward|log|record|store|read|collect|"
+    r"post|attach|embed|insert|change|replace|reroute|redirect|bcc|cc|call|run|invoke|execute)",
+    _I,
+)
+_SIDE_EFFECT = vocab(
+    r"\b(?:also|additionally|in\s+addition|as\s+well|on\s+each\s+call|every\s+time|each\s+time)\b"
+    r"[\s,]*(?:\w+\s+){0,2}?(?:send|sends|post|posts|upload|uploads|forward|forwards|copy|copies|read|"
+    r"reads|collect|collects|log|logs|record|records|append|appends|exfiltrat\w*|transmit\w*|bcc)\b",
+    "also|additionally|in addition|as well|on each call|every time|each time",
+)
+_HARMFUL = vocab(
+    r"\barbitrary\s+(?:shell\s+|system\s+|os\s+)?(?:commands?|code)\b|\breverse\s+shell\b|\bkeylog\w*|"
+    r"\bsteal(?:s|ing)?\b|\bharvest\w*\s+(?:\w+\s+)?(?:credentials|data|keys|passwords|tokens)\b|"
+    r"\bbackdoor\w*|\bmalware\b|\bransomware\b|\bcrypto\s*-?min(?:er|ing)\b|\bdisable\s+(?:the\s+)?"
+    r"(?:antivirus|firewall|logging|audit\w*|monitoring|defender)\b|\bdelete\s+(?:every|all)\s+(?:\w+\s+)?"
+    r"(?:files?|data|records)\b|\bexfiltrat\w*|\bphish\w*|\b(?:record|capture|log)\w*\s+(?:the\s+user'?s?\s+|"
+    r"all\s+)?keystrokes\b",
+    "arbitrary|reverse shell|keylog|steal|harvest|backdoor|malware|ransomware|crypto|disable|delete|exfiltrat|phish|"
+    "keystrokes",
+)
+_RUG_PULL = vocab(
+    r"\bonce\s+(?:this\s+tool\s+|it\s+|the\s+tool\s+|this\s+description\s+|the\s+description\s+|this\s+"
+    r"server\s+)?(?:has\s+been\s+|is\s+|gets\s+|was\s+|have\s+been\s+)?approved\b|\bpost-?approval\b|"
+    r"\bafter\s+(?:the\s+|its\s+|initial\s+|user\s+)?approval\s+(?:hash|has\s+been|is\s+(?:recorded|"
+    r"granted|given))|\b(?:after|once|following)\s+(?:the\s+|its\s+|initial\s+|user\s+)?(?:approval|review|"
+    r"installation|being\s+installed)\b[^.;]{0,60}?\b(?:will|would|shall|is\s+going\s+to)\s+(?:be\s+)?(?:silently\s+)?"
+    r"(?:updated|changed|replaced|swapped|extended|upgraded|switched|start|begin|activate|enable|add)|\bapproval\s+hash\b|\blater\s+version\s+of\s+this\b|\bfuture\s+(?:versions?|"
+    r"updates?)\s+of\s+this\s+(?:tool|description)\b|\bswap\s+(?:it|this|the\s+description)\b|\bbehaves?\s+"
+    r"(?:benignly|normally|innocently)\b|\bduring\s+(?:the\s+)?review\b|\bafter\s+being\s+(?:approved|"
+    r"whitelisted|allow-?listed)\b|\b(?:after|once)\s+(?:this\s+(?:one|tool|version|server)\s+|it\s+)?(?:is|has\s+"
+    r"been|gets)\s+(?:trusted|approved|installed|whitelisted|allow-?listed)\b|\b(?:next|later|future|upcoming)\s+"
+    r"(?:versions?|releases?|updates?)\s+(?:of\s+this\s+\w+\s+)?will\s+(?:also|additionally|silently|quietly)\b|"
+    r"\bversion\s+\d+(?:\.\d+)*\s+(?:\([^()]{0,80}\)\s+)?will\s+(?:also|additionally|silently|quietly)\b",
+    "approv|review|later version|future|swap|behave|installation|installed|trusted|version|release|update",
+)
+_SHELL = vocab(
+    r"\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\brm\s+-[a-z]*(?:rf|fr)[a-z]*\b|"
+    r"/dev/tcp/|\bchmod\s+(?:\+x|[0-7]{3,4})\s|\bnc\s+(?:-\w+\s+)*\S+\s+\d+\s+-[ec]\b|\b(?:ba)?sh\s+-i\b|"
+    r"\bpowershell\b.{0,60}\s-(?:e|enc|encodedcommand)\s|\biex\s*\(|\binvoke-expression\b|\bmkfifo\b|"
+    r"\bbase64\s+(?:-d|--decode)\b.{0,40}\|\s*(?:ba)?sh\b",
+    "curl|wget|rm |/dev/tcp|chmod|nc |sh -i|powershell|iex|invoke-expression|mkfifo|base64",
+)
+
+
+def exfil_findings(doc: Doc, hits: SentenceHits) -> Iterator[Finding]:
+    text = doc.text
+    for index in sorted(hits.sentences())[:_SENTENCE_BUDGET]:
+        start, end = doc.sentence(doc.sentence_starts[index])
+        if not doc.part(start).name:
+            yield from _sentence(doc, hits, index, start, end)
+    for pattern, signal in ((_HARMFUL, "harmful"), (_RUG_PULL, "rug_pull")):
+        for match in islice(doc.finditer(pattern), MATCH_BUDGET):
+            start, _ = doc.sentence(match.start())
+            mention = position(text, start, match.start()) == "mention"
+            yield Finding(signal, doc.where(match.start()), MENTION_STRENGTH if mention else 1.0)
+    for match in islice(doc.finditer(_STEALTH), MATCH_BUDGET):
+        acting = _DATA_VERB_AFTER.match(text, match.end(), match.end() + 60) is not None
+        yield Finding("stealth", doc.where(match.start()), 1.0 if acting else 0.6)
+    for match in islice(doc.finditer(_SIDE_EFFECT), MATCH_BUDGET):
+        yield Finding("side_effect", doc.where(match.start()))
+
+
+def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) -> Iterator[Finding]:
+    where = doc.where(start)
+    path, secret, send = hits.get("path", index), hits.get("secret", index), hits.get("send", index)
+    conversation = hits.get("conversation", index)
+    if not (path or secret or send or conversation):
+        if hits.get("words", index):
+            yield Finding("secret_words", where)
+        return
+    anchors = [m.start() for m in (path, secret, send) if m is not None]
+    mention = bool(anchors) and position(doc.text, start, min(anchors), quotes=False) == "mention"
+    scale = MENTION_STRENGTH if mention else 1.0
+    sentence = doc.text[start:end]
+    valuable = path is not None or secret is not None or conversation is not None
+    strong = send is not None and hits.get("strong", index) is not None
+    outside = strong or (send is not None and hits.get("weak", index) is not None)
+    exfiltrates = send is not None and send.group().lower().startswith("exfiltrat")
+    if valuable and send and (outside or exfiltrates):
+        yield Finding("exfiltration", where, scale)
+    elif strong:
+        yield Finding("outbound", where, scale)
+    elif outside:  # an ordinary object sent to a literal address or link
+        yield Finding("outbound", where, 0.6 * scale)
+    access = hits.get("access", index) if (path or secret) else None
+    directive = access is not None and is_directive(sentence)
+    if path is not None:
+        detail = path_label(path.group())
+        if access is not None:
+            yield Finding("sensitive_access", where, scale * (1.0 if directive else 0.75), detail)
+        yield Finding("sensitive_path", where, 1.0, detail)
+    if secret is not None and (access or send):
+        yield Finding("secret_access", where, scale * (1.0 if directive else 0.5))
+    elif hits.get("words", index) is not None:
+        yield Finding("secret_words", where)
+    if hits.get("carry", index) is not None:
+        yield from _carry(sentence, doc.lower[start:end], where, scale, hits.inputs)
+
+
+def _carry(
+    sentence: str, lowered: str, where: str, scale: float, inputs: frozenset[str]
+) -> Iterator[Finding]:
+    """Orders to put data into a parameter ("… into the 'sidecar' argument"), by what they carry."""
+    for match in INTO_PARAMETER.pattern.finditer(lowered):
+        subject = match.group(3)  # "the `extra` field must contain ..."
+        if subject is None and not _FILL_VERBS.search(sentence, max(0, match.start() - 200), match.start()):
+            continue
+        named, quoted = match.group(1) or subject, match.group(2)
+        if quoted is not None and sentence[match.start(2) : match.end(2)] not in inputs:
+            continue  # a quoted word that is not one of this tool's parameters
+        clause_start = lowered.rfind(";", 0, match.start()) + 1
+        clause_end = lowered.find(";", match.end())
+        clause = lowered[clause_start : clause_end if clause_end != -1 else len(lowered)]
+        if any(words.pattern.search(clause) for words in (ANY_PATH, SECRETS, CONVERSATION)):
+            yield Finding("param_carry", where, scale)
+        elif (named or quoted or "") in SPARE_NAMES:
+            yield Finding("param_carry", where, 0.6 * scale)
+
+
+def shell_findings(doc: Doc) -> Iterator[Finding]:
+    for match in islice(doc.finditer(_SHELL), MATCH_BUDGET):
+        yield Finding("shell_payload", doc.where(match.start()))

@@ -1,0 +1,52 @@
+"""Spare parameters: inputs that exist to carry stolen data out through an ordinary call.
+
+A parameter whose name or description asks for the conversation, secrets or other files is a
+drop box, unless the tool is about exactly that (a chat summariser may take the conversation,
+a vault tool a secret): then it is only a weak hint.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import islice
+
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._hits import OTHER_FILES, SentenceHits
+from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._text import fold, humanise
+from toolpool.vetting.screener._vocab import CONVERSATION
+
+__all__ = ["parameter_findings"]
+
+# Words in a tool's name or description that make asking for such data part of its job.
+_PURPOSE = {
+    "conversation": re.compile(
+        r"conversation|chat|message|history|transcript|dialog|prompt|llm|memory|summar"
+    ),
+    "secrets": re.compile(r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet"),
+    "files": re.compile(r"file|path|document|director|folder|content|disk|read"),
+}
+
+
+def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description: str) -> Iterator[Finding]:
+    """One finding per input parameter whose name or description asks for such data."""
+    asked: dict[str, tuple[str, str]] = {}
+    for category, matches in (
+        ("conversation", doc.finditer(CONVERSATION)),
+        ("secrets", hits.found("secret")),
+        ("secrets", hits.found("path")),
+        ("files", doc.finditer(OTHER_FILES)),
+    ):
+        for match in islice(matches, MATCH_BUDGET):
+            part = doc.part(match.start())
+            if part.prop is not None and part.where.startswith("inputSchema"):
+                asked.setdefault(part.prop, (category, part.where))
+    if not asked:
+        return
+    purpose = f"{humanise(tool_name)} {fold(description)[:600]}".lower()
+    for category, where in asked.values():
+        if _PURPOSE[category].search(purpose):
+            yield Finding("spare_parameter", where, 0.3, f"{category}, which the tool is about")
+        else:
+            yield Finding("spare_parameter", where, 1.0, category)

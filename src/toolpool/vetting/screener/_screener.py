@@ -1,0 +1,177 @@
+"""``RuleScreener``: the offline, deterministic scorer of tool definitions and results (R5)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Iterator, Sequence
+
+from toolpool.vetting.model import PublishedTool
+from toolpool.vetting.screener._chars import character_findings
+from toolpool.vetting.screener._decode import decoded_payloads
+from toolpool.vetting.screener._directives import directive_findings
+from toolpool.vetting.screener._doc import Doc, Part
+from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
+from toolpool.vetting.screener._fields import Field, text_fields, tool_fields
+from toolpool.vetting.screener._hits import SentenceHits
+from toolpool.vetting.screener._markup import markup_findings
+from toolpool.vetting.screener._params import parameter_findings
+from toolpool.vetting.screener._shadowing import shadowing_findings
+from toolpool.vetting.screener._signals import SIGNALS, Finding, Mode, score
+from toolpool.vetting.screener._soft import soft_findings
+from toolpool.vetting.screener._text import disguise, fold, humanise, plain, rot13
+from toolpool.vetting.screening import Verdict
+
+__all__ = ["RuleScreener"]
+
+# Characters are checked in this much of a result (phrases in the first MAX_TEXT_CHARS).
+_MAX_CHARACTER_SCAN = 4 * 1024 * 1024
+# A re-screened finding this strong (weight times strength) makes the concealment itself a signal.
+_CONCEALED = 0.25
+# Common English words as they read after rot13 ("the", "and", "you", "your", "with", "all", "for",
+# "this", "that", "to", "of"): a text that contains several of them may be rot13-encoded English.
+_ROT13_WORDS = frozenset({"gur", "naq", "lbh", "lbhe", "jvgu", "nyy", "sbe", "guvf", "gung", "gb", "bs"})
+
+
+class RuleScreener:
+    """Scores tool definitions and result texts with weighted rules; 1.0 is the drop line.
+
+    Offline and deterministic: no network, no model, the same verdict for the same input.
+    A verdict drops when its score reaches ``threshold``. Hard signals (hidden characters,
+    concealed or model-directed instructions, exfiltration, sensitive files, shadowing, spare
+    parameters) weigh 1.0 each; soft ones add up. ``reasons`` are local text naming each signal
+    and where it was found, never upstream text.
+
+    Raises:
+        ValueError: if ``threshold`` is not a positive number.
+    """
+
+    def __init__(self, threshold: float = 1.0) -> None:
+        if not (isinstance(threshold, int | float) and math.isfinite(threshold) and threshold > 0):
+            raise ValueError(f"screen threshold must be a positive number, not {threshold!r}")
+        self._threshold = float(threshold)
+
+    @property
+    def threshold(self) -> float:
+        return self._threshold
+
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict:
+        """Screen the name, description, both schemas and annotations of ``tool``.
+
+        ``peers`` are names the pool knows from *other* servers (remote and local tool names,
+        aliases); naming one of them as a tool to call is shadowing.
+        """
+        walk = tool_fields(tool)
+        findings = _screen(walk.fields, "tool", tool.name, _as_set(peers), description=tool.description or "")
+        if walk.truncated:
+            findings.append(Finding("long_text", "the definition (too large to screen fully)"))
+        return self._verdict(findings, "tool")
+
+    def screen_text(self, text: str) -> Verdict:
+        """Screen a result text; links and addresses are normal here, instructions are not."""
+        walk = text_fields(text)
+        findings = character_findings(text[:_MAX_CHARACTER_SCAN], "result", "text")
+        findings += _screen(walk.fields, "text", "", frozenset(), characters=False)
+        return self._verdict(findings, "text")
+
+    def _verdict(self, findings: Iterable[Finding], mode: Mode) -> Verdict:
+        total, reasons = score(findings, mode)
+        return Verdict(drop=total >= self._threshold, score=total, reasons=reasons)
+
+
+def _as_set(peers: Collection[str]) -> Collection[str]:
+    return peers if isinstance(peers, set | frozenset | dict) else frozenset(peers)
+
+
+def _screen(
+    fields: Sequence[Field],
+    mode: Mode,
+    own: str,
+    peers: Collection[str],
+    *,
+    characters: bool = True,
+    description: str = "",
+) -> list[Finding]:
+    findings: list[Finding] = []
+    if characters:
+        for field in fields:
+            findings += character_findings(field.text, field.where, mode)
+    parts = [_part(field) for field in fields if field.kind != "raw"]
+    doc = Doc.build(parts)
+    hits = SentenceHits(doc)
+    findings += _phrases(doc, own, peers, hits)
+    findings += soft_findings(doc)
+    if mode == "tool":
+        findings += parameter_findings(doc, hits, own, description)
+    for field in fields:
+        if field.kind == "prose":
+            findings += _disguised(field, findings, mode)
+            findings += _encoded(field, mode)
+    findings += _rot13(doc, findings, mode)
+    return findings
+
+
+def _part(field: Field) -> Part:
+    if field.kind == "key":
+        return Part(field.where, humanise(field.text), field.prop, name=True)
+    return Part(field.where, fold(field.text), field.prop)
+
+
+def _phrases(
+    doc: Doc, own: str = "", peers: Collection[str] = frozenset(), hits: SentenceHits | None = None
+) -> Iterator[Finding]:
+    yield from directive_findings(doc)
+    yield from markup_findings(doc)
+    yield from exfil_findings(doc, hits if hits is not None else SentenceHits(doc))
+    yield from shadowing_findings(doc, own, peers)
+
+
+def _strong(findings: Iterable[Finding], mode: Mode) -> set[str]:
+    return {
+        f.signal
+        for f in findings
+        if SIGNALS[f.signal].group in ("hard", "risk")
+        and SIGNALS[f.signal].weight(mode) * f.strength >= _CONCEALED
+    }
+
+
+def _disguised(field: Field, findings: Sequence[Finding], mode: Mode) -> list[Finding]:
+    """Look-alike or styled letters, and instructions that only read as such once folded."""
+    seen = disguise(field.text)
+    if not seen:
+        return []
+    found = [Finding("styled_letters", field.where)] if seen.styled else []
+    if seen.mixed_words:
+        found.append(Finding("homoglyphs", field.where, min(1.0, 0.5 + 0.25 * seen.mixed_words)))
+    folded = _strong((f for f in findings if f.where == field.where), mode)
+    undisguised = _strong(_phrases(Doc.build([Part(field.where, plain(field.text))])), mode)
+    if folded - undisguised:
+        found.append(Finding("confusable_instructions", field.where))
+    return found
+
+
+def _encoded(field: Field, mode: Mode, depth: int = 0) -> list[Finding]:
+    found = []
+    for kind, decoded in decoded_payloads(field.text):
+        inner = Doc.build([Part(field.where, fold(decoded))])
+        inner_findings = [*_phrases(inner), *shell_findings(inner)]
+        if depth == 0:
+            inner_findings += _encoded(Field(field.where, decoded, "prose"), mode, depth + 1)
+        if _strong(inner_findings, mode) or any(f.signal == "shell_payload" for f in inner_findings):
+            found.append(Finding("encoded_payload", field.where, detail=kind))
+        else:
+            found.append(Finding("encoded_text", field.where, detail=kind))
+    return found
+
+
+def _rot13(doc: Doc, findings: Sequence[Finding], mode: Mode) -> list[Finding]:
+    if len(_ROT13_WORDS & doc.word_keys()) < 2:
+        return []
+    turned = rot13(doc.text)
+    rotated = Doc(turned, doc.parts, doc.starts, doc.sentence_starts)
+    before = {(f.signal, f.where) for f in findings}
+    hidden = {
+        f.where
+        for f in _phrases(rotated)
+        if (f.signal, f.where) not in before and f.signal in _strong([f], mode)
+    }
+    return [Finding("encoded_payload", where, detail="rot13") for where in sorted(hidden)]

@@ -1,0 +1,200 @@
+"""References that re-define or redirect other tools or servers (tool shadowing).
+
+Honest descriptions name their sibling tools ("call resolve-library-id first") and promote
+themselves ("use this instead of execute_command"): that is steering, weighed lightly. A
+description that changes what *another* tool does ("when send_email is called, BCC …",
+"replace its output with …", "route all deletion requests here") is shadowing. ``peers`` are
+names the pool knows from other servers: directing the model to one of them is shadowing too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from itertools import islice
+
+from toolpool.vetting.screener._context import MENTION_STRENGTH, position
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._vocab import IDENTIFIER, vocab
+
+__all__ = ["shadowing_findings"]
+
+_I = re.IGNORECASE
+_NAME = r"[`'\"]?([A-Za-z][\w.-]*)[`'\"]?"
+_REDEFINE = vocab(
+    r"\b(?:modif\w*|alter\w*|chang\w*|overrid\w*|hijack\w*|intercept\w*|patch\w*|redefin\w*|wrap\w*|"
+    r"replac\w*)\s+(?:the\s+)?(?:behaviou?r|output|result|response|arguments?|parameters?|recipients?|"
+    r"destination|implementation|functionality)s?\s+of\s+(?:the\s+|any\s+|every\s+|all\s+)?(?:other\s+)?"
+    + _NAME
+    + r"(\s+(?:tool|function|server|command)s?)?",
+    "modif|alter|chang|overrid|hijack|intercept|patch|redefin|wrap|replac",
+)
+_WHEN_CALLED = vocab(
+    r"\b(?:whenever|when|every\s+time|each\s+time|if|once|after|before)\s+(?:the\s+|any\s+|a\s+)?"
+    r"(?:tool\s+(?:named|called)\s+)?"
+    + _NAME
+    + r"(\s+(?:tool|function))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
+    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run)\b",
+    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts",
+)
+_REDIRECTING = re.compile(
+    r"\b(?:first|also|instead|reroute|redirect|replace|bcc|cc|add|include|send|change|modify|forward|copy|set)\b",
+    _I,
+)
+_REPLACE_OUTPUT = vocab(
+    r"\b(?:replace|override|discard|ignore|overwrite|substitute)\s+(?:its|their|the\s+other\s+tool'?s?|"
+    r"that\s+tool'?s?)\s+(?:output|result|response|data|values?|answer)s?\b",
+    "replace|override|discard|ignore|overwrite|substitute",
+)
+_SUPERSEDES = vocab(
+    r"\b(?:supersedes?|overrides|takes\s+precedence\s+over|shadows|replaces)\s+(?:the\s+)?(?:deprecated\s+|"
+    r"old\s+|existing\s+|original\s+|built-in\s+)?" + _NAME + r"(\s+tool)?",
+    "supersede|overrides|precedence|shadows|replaces",
+)
+_REDIRECT = vocab(
+    r"\b(?:route|redirect|reroute|divert|forward|send)\s+(?:all|every|any)\s+(?:\w+\s+){0,2}?(?:requests?|"
+    r"calls?|messages?|e-?mails?|payments?|transfers?|traffic|queries|invocations)\s+(?:here|to\s+this|"
+    r"through\s+this|to\s+(?:me|us))\b|\b(?:route|redirect|reroute|divert|forward|send)\s+(?:all\s+|every\s+|any\s+|"
+    r"the\s+)?(?:\w+\s+){0,2}?(?:requests?|calls?|traffic|queries|invocations)\s+to\s+[`'\"]?[\w.-]+_[\w.-]+|"
+    r"\b(?:reroute|redirect|divert)\w*\s+(?:\w+\s+){0,3}?(?:destination|account|recipient|payment|funds|transfer|"
+    r"wallet)s?\b",
+    "route|redirect|divert|forward|send",
+)
+# Changing who gets paid or mailed, and keeping the model away from another server.
+_CHANGE_PAYEE = vocab(
+    r"\b(?:change|replace|swap|set|update)\s+(?:its|the|their)\s+(?:recipients?|destination|payee|(?:bank\s+)?"
+    r"account|iban|wallet(?:\s+address)?)\b",
+    "recipient|destination|payee|account|iban|wallet",
+)
+_BLOCK_SERVER = vocab(
+    r"\b(?:never|do\s+not|don't)\s+(?:call|use|invoke|trust)\s+(?:any\s+)?(?:tools?\s+(?:from|of)\s+)?(?:the\s+)?"
+    r"[`'\"]?[\w.-]+[`'\"]?\s+server\b",
+    "never server|not server|don't server",
+)
+_INSTEAD_OF = vocab(
+    r"\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?" + _NAME + r"(?:\s+tool)?\s*,\s*(?:always\s+)?"
+    r"(?!(?:use|call|prefer)\s+this\b)(\w+)",
+    "instead of",
+)
+_SELF_PROMOTION = vocab(
+    r"\b(?:use|prefer|call|choose)\s+this\s+(?:tool\s+|function\s+|server\s+|one\s+)?(?:instead\s+of|over|rather\s+"
+    r"than|in\s+place\s+of)\b|\bthe\s+only\s+(?:correct|valid|right)\s+tool\b|\bprimary\s+tool\b|"
+    r"\balways\s+use\s+this\s+(?:tool|function)\b",
+    "instead of|rather than|in place of|prefer|only correct|only valid|only right|primary tool|always use",
+)
+_QUOTED_NAME = re.compile(r"[`'\"]([A-Za-z][\w.-]{1,63})[`'\"]|\bthe\s+([A-Za-z][\w.-]{1,63})\s+tool\b", _I)
+# An order to use a named tool: a verb just before the name, or "first" / "before" just after it.
+_INVOKING_BEFORE = re.compile(
+    r"\b(?:call|calling|invoke|invoking|run|running|use|using|execute|executing|trigger|prefer|query|"
+    r"querying|route\s+\w+\s+to|send\s+\w+\s+to|forward\s+\w+\s+to)\s+(?:the\s+|tool\s+)?[`'\"]?$",
+    _I,
+)
+# Sending something to a named tool ("mirror each request to the audit_log tool").
+_FEEDING_BEFORE = re.compile(
+    r"\b(?:send|sends|forward|forwards|mirror|mirrors|copy|copies|relay|relays|pass|report|log|route|pipe)\b"
+    r"[^.;]{0,80}\b(?:to|into|through|via)\s+(?:the\s+)?[`'\"]?$",
+    _I,
+)
+# Taking another tool's place ("replaces the filesystem server's write_file").
+_REPLACING = re.compile(
+    r"\b(?:replaces?|supersedes?|overrides?|intercepts?|shadows?|takes\s+(?:over|precedence\s+over)|stands?\s+in\s+for)\b",
+    _I,
+)
+_INVOKING_AFTER = re.compile(
+    r"[`'\"]?(?:\s+tool)?\s+(?:first|before|instead|afterwards|after\s+(?:this|each|every))\b", _I
+)
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*")
+_GENERIC = frozenset({"this", "it", "the", "that", "any", "a", "tool", "function", "other", "same", "each"})
+
+
+def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Iterator[Finding]:
+    text = doc.text
+    own = own_name.lower()
+    for match in _budget(doc.finditer(_REDEFINE)):
+        if _names_other(doc.original(match, 1), match.group(2) is not None, own):
+            yield _found(doc, match.start(), 1.0)
+    for match in _budget(doc.finditer(_WHEN_CALLED)):
+        if _names_other(doc.original(match, 1), match.group(2) is not None, own):
+            _, end = doc.sentence(match.start())
+            redirects = _REDIRECTING.search(text, match.end(), min(end, match.end() + 200)) is not None
+            yield _found(doc, match.start(), 1.0 if redirects else 0.3)
+    for match in _budget(doc.finditer(_REPLACE_OUTPUT)):
+        yield _found(doc, match.start(), 1.0)
+    for match in _budget(doc.finditer(_SUPERSEDES)):
+        if _names_other(doc.original(match, 1), match.group(2) is not None, own):
+            yield _found(doc, match.start(), 0.5)
+    for words in (_REDIRECT, _CHANGE_PAYEE, _BLOCK_SERVER):
+        for match in _budget(doc.finditer(words)):
+            yield _found(doc, match.start(), 0.8)
+    for match in _budget(doc.finditer(_INSTEAD_OF)):
+        if _names_other(doc.original(match, 1), False, own):
+            yield _found(doc, match.start(), 0.6)
+    for match in _budget(doc.finditer(_SELF_PROMOTION)):
+        yield Finding("self_promotion", doc.where(match.start()))
+    yield from _mentions(doc, own, peers)
+
+
+def _budget(matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
+    return islice(matches, MATCH_BUDGET)
+
+
+def _found(doc: Doc, at: int, strength: float) -> Finding:
+    start, _ = doc.sentence(at)
+    if position(doc.text, start, at) == "mention":
+        strength = min(strength, MENTION_STRENGTH)
+    return Finding("shadowing", doc.where(at), strength)
+
+
+def _names_other(name: str, says_tool: bool, own: str) -> bool:
+    lowered = name.lower()
+    if lowered in _GENERIC or lowered == own:
+        return False
+    return says_tool or IDENTIFIER.fullmatch(name) is not None
+
+
+def _mentions(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
+    text, lower = doc.text, doc.lower
+    named: dict[str, int] = {}
+    if any(mark in text for mark in "`'\"") or " tool" in lower:
+        for match in _QUOTED_NAME.finditer(text):
+            group = 1 if match.group(1) else 2
+            named.setdefault(match.group(group), match.start(group))
+    if peers:
+        tokens = set(_TOKEN.findall(text))
+        for name in tokens.intersection(peers) | {t for t in tokens if t.lower() in peers}:
+            found = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text)
+            if found is not None:
+                named.setdefault(name, found.start())
+    for name, at in named.items():
+        lowered = name.lower()
+        if lowered == own or lowered in _GENERIC:
+            continue
+        marked = text[at - 1 : at] in ("`", "'", '"') or _marked(lower, lowered)
+        if (name in peers or lowered in peers) and (marked or IDENTIFIER.fullmatch(name)):
+            yield _peer(doc, name, at)
+        elif marked and IDENTIFIER.fullmatch(name):
+            yield Finding("tool_mentions", doc.where(at))
+
+
+def _marked(lower: str, name: str) -> bool:
+    """Is a plain-word name written as a tool's name somewhere (quoted, or "the … tool")?"""
+    return any(
+        form in lower for form in (f"'{name}'", f'"{name}"', f"`{name}`", f"the {name} tool", f"{name}(")
+    )
+
+
+def _peer(doc: Doc, name: str, at: int) -> Finding:
+    start, _ = doc.sentence(at)
+    text = doc.text
+    after = at + len(name)
+    directs = (
+        _INVOKING_BEFORE.search(text, max(start, at - 40), at)
+        or _INVOKING_AFTER.match(text, after)
+        or _FEEDING_BEFORE.search(text, max(start, at - 120), at)
+        or _REPLACING.search(text, start, at)
+    )
+    detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
+    if directs and position(text, start, at) != "mention":
+        return Finding("peer_directive", doc.where(at), 1.0, detail)
+    return Finding("peer_mention", doc.where(at), 1.0, detail)

@@ -1,0 +1,66 @@
+"""R5 through the pool: poisoned definitions are dropped at admission with an event, the rest
+of the server stays usable, and injected results are marked suspicious (the default screener)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.helpers import READ, demo_server, write_config
+from toolpool import Pool, Ticket
+from toolpool.testing import EventRecorder
+
+pytestmark = pytest.mark.anyio
+
+POISONED_TOOLS = {
+    name: {"action": f"poisoned.{name}", **READ} for name in ("add", "weather", "format_text", "fetch_page")
+}
+
+
+async def test_r5_poisoned_definitions_are_dropped_with_an_event_and_the_rest_is_exposed(
+    tmp_path: Path,
+) -> None:
+    recorder = EventRecorder()
+    config = write_config(tmp_path, demo_server("p", "poisoned", POISONED_TOOLS))
+    async with Pool(config, on_event=recorder) as pool:
+        with anyio.fail_after(60):
+            await pool.connect("p")
+            snapshot = pool.snapshot()
+            added = await pool.call(snapshot, "mcp__p__add", {"a": 2, "b": 3}, ticket=Ticket.allow("*"))
+            dropped_call = await pool.call(
+                snapshot, "mcp__p__weather", {"city": "Oslo"}, ticket=Ticket.allow("*")
+            )
+    assert snapshot.names == ("mcp__p__add", "mcp__p__fetch_page")
+    assert (added.code, added.text) == ("ok", "5")
+    assert dropped_call.code == "unknown_tool"
+    rejected = {event.detail["tool"]: event.detail for event in recorder.of_kind("mcp.desc_rejected", "p")}
+    assert set(rejected) == {"weather", "format_text"}
+    assert any("hidden-instruction block in description" in r for r in rejected["weather"]["reasons"])  # type: ignore[attr-defined]
+    assert any("sidecar" in r for r in rejected["format_text"]["reasons"])  # type: ignore[attr-defined]
+    assert all(float(detail["score"]) >= 1.0 for detail in rejected.values())  # type: ignore[arg-type]
+
+
+async def test_an_injected_result_is_marked_suspicious_stripped_and_fenced(tmp_path: Path) -> None:
+    config = write_config(tmp_path, demo_server("p", "poisoned", POISONED_TOOLS))
+    async with Pool(config) as pool:
+        with anyio.fail_after(60):
+            await pool.connect("p")
+            envelope = await pool.call(
+                pool.snapshot(), "mcp__p__fetch_page", {"url": "https://x.example/"}, ticket=Ticket.allow("*")
+            )
+    assert envelope.ok and envelope.suspicious
+    assert any("ignore previous instructions" in reason for reason in envelope.screen_reasons)
+    assert "\u200b" not in envelope.text
+    assert envelope.for_model().startswith("The screener flagged this result as suspicious.")
+
+
+async def test_a_higher_threshold_in_the_config_lets_weaker_signals_through(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path, demo_server("p", "poisoned", POISONED_TOOLS), pool={"screen_threshold": 100.0}
+    )
+    async with Pool(config) as pool:
+        with anyio.fail_after(60):
+            await pool.connect("p")
+            assert len(pool.snapshot()) == 4
