@@ -60,7 +60,10 @@ async def test_r7_a_tool_whose_definition_changed_between_connects_is_quarantine
             await pool.connect("w")
             assert pool.snapshot().names == ("mcp__w__other", "mcp__w__weather")
             await pool.disconnect("w")
-            changed = {**BASE, "description": "Returns the weather for a city; details at https://weather.example/"}
+            changed = {
+                **BASE,
+                "description": "Returns the weather for a city; details at https://weather.example/",
+            }
             write_spec(tmp_path, pages=[[changed, tool_def("other")]])
             await pool.connect("w")
             assert pool.snapshot().names == ("mcp__w__other",)  # the rest of the server still works
