@@ -15,6 +15,7 @@ import anyio.abc
 from toolpool.config import Config, SecretRef, ServerSpec
 from toolpool.errors import ConnectionRefused, MissingSecret, UpstreamConnectionLost, UpstreamError
 from toolpool.links import PerCallLink, PersistentLink, definitions_of
+from toolpool.redaction import Redactor
 from toolpool.upstream import (
     Bwrap,
     Connection,
@@ -47,9 +48,11 @@ class Admitter:
         on_fault: Callable[[Link, UpstreamError], None],
         on_lost: Callable[[Connection, str], None],
         resolver: Resolver,
+        redactor: Redactor,
     ) -> None:
         self._config = config
         self._resolver = resolver
+        self._redactor = redactor
         self._secrets = dict(secrets)
         self._screener = screener
         self._pins = pins
@@ -165,4 +168,6 @@ class Admitter:
             return value
         if value.secret not in self._secrets:
             raise MissingSecret(alias, value.secret)
-        return self._secrets[value.secret]
+        secret = self._secrets[value.secret]
+        self._redactor.register(value.secret, secret)
+        return secret

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from types import MappingProxyType, TracebackType
 from typing import Any, Self
@@ -30,6 +31,7 @@ from toolpool.envelope import Envelope
 from toolpool.errors import ConnectionRefused, PoolClosed, UnknownAlias, UpstreamError, UsageError
 from toolpool.events import EventSink, PoolEvent
 from toolpool.links import PersistentLink
+from toolpool.redaction import Redactor
 from toolpool.registry import Registry, Snapshot
 from toolpool.results import BlobStore, ResultBlob
 from toolpool.sessions import Session
@@ -91,6 +93,7 @@ class Pool:
         self._on_event = on_event
         self._monotonic = monotonic
         self._registry = Registry()
+        self._redactor = Redactor()
         self._blobs = BlobStore()
         self._breakers: dict[str, CircuitBreaker] = {}
         self._admitter = Admitter(
@@ -101,6 +104,7 @@ class Pool:
             self._fault,
             self._connection_lost,
             resolver if resolver is not None else SystemResolver(),
+            self._redactor,
         )
         self._pipeline = CallPipeline(
             self._registry, self._enablement, config.pool, clock, self._screener, self._blobs, self._breaker
@@ -217,11 +221,16 @@ class Pool:
             current = self._links.get(alias)
             if current is not None and current.alive:
                 return
+            failure: UpstreamError | None = None
             try:
                 link, admission = await self._admitter.admit(spec, self._tasks, self._peers(alias))
             except ConnectionRefused as refused:
                 self._emit(PoolEvent("mcp.refused", alias, MappingProxyType({"reasons": refused.reasons})))
                 raise
+            except UpstreamError as error:
+                failure = self._redacted_error(error)
+            if failure is not None:
+                raise failure  # outside the handler: the unredacted original is not even its context
             self._registry.admit(link, admission.exposed)
             self._links[alias] = link
         self._settle_pins(spec, admission)
@@ -280,7 +289,22 @@ class Pool:
         self, session: Session, snapshot: Snapshot, name: str, arguments: object, ticket: Ticket | None
     ) -> Envelope:
         self._require_open()
-        return await self._pipeline.run(snapshot, name, arguments, ticket, session.taint)
+        envelope = await self._pipeline.run(snapshot, name, arguments, ticket, session.taint)
+        return self._redacted(envelope)
+
+    def _redacted_error(self, error: UpstreamError) -> UpstreamError:
+        message = self._redactor.redact(str(error).partition(": ")[2])
+        return type(error)(error.alias, message, detail=self._redactor.redact(error.detail))
+
+    def _redacted(self, envelope: Envelope) -> Envelope:
+        """No secret value leaves in an Envelope, whatever the server echoed."""
+        redact = self._redactor.redact
+        return replace(
+            envelope,
+            text=redact(envelope.text),
+            audit_detail=redact(envelope.audit_detail),
+            structured=self._redactor.redact_value(envelope.structured),
+        )
 
     def _visible(self, base: Snapshot, ticket: Ticket | None) -> list[Any]:
         enabled = self._enablement.is_enabled

@@ -13,9 +13,14 @@ and does what the spec says, re-reading the spec at every start:
     log              file that gets one JSON line per request received
     answer_unknown   when false (default), unknown methods get no answer at all, like a
                      legacy server that ignores ``server/discover``
+    echo_env         the name of an environment variable whose value every tools/call result,
+                     JSON-RPC error and stderr line repeats (a server that leaks its token);
+                     with ``echo_as`` = "result" (default), "is_error" or "rpc_error";
+                     with ``fail_initialize`` the handshake itself fails with that text
 """
 
 import json
+import os
 import sys
 
 
@@ -47,7 +52,10 @@ def main() -> None:
         log({"method": method, "params": message.get("params")})
         request_id = message["id"]
         params = message.get("params") or {}
-        if method == "initialize":
+        if method == "initialize" and spec.get("fail_initialize"):
+            leaked = f"cannot start with token {os.environ.get(spec.get('echo_env', ''), '')}"
+            reply(request_id, error={"code": -32603, "message": leaked})
+        elif method == "initialize":
             reply(
                 request_id,
                 {
@@ -72,6 +80,16 @@ def main() -> None:
             elif spec.get("loop_cursor") and cursors:
                 result["nextCursor"] = cursors[0]
             reply(request_id, result)
+        elif method == "tools/call" and "echo_env" in spec:
+            leaked = f"upstream says: your token is {os.environ.get(spec['echo_env'], '')}"
+            sys.stderr.write(leaked + "\n")
+            kind = spec.get("echo_as", "result")
+            if kind == "rpc_error":
+                reply(request_id, error={"code": -32603, "message": leaked})
+            else:
+                reply(
+                    request_id, {"content": [{"type": "text", "text": leaked}], "isError": kind == "is_error"}
+                )
         elif method == "tools/call":
             if "raw_call_result" in spec:
                 reply(request_id, spec["raw_call_result"])
