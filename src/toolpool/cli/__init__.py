@@ -1,0 +1,26 @@
+"""The ``toolpool`` command line (typer + rich).
+
+Every command takes ``--config PATH`` (default ``./toolpool.toml``) and ``--json``. Bad input
+ends with one clear line on stderr and a non-zero exit, never a traceback. The CLI is the
+one place (with the service) that may read the host environment.
+"""
+
+from __future__ import annotations
+
+from toolpool.cli import _manage, _run, _screen
+from toolpool.cli._common import app, fail
+from toolpool.errors import ToolpoolError
+
+__all__ = ["app", "main"]
+
+_COMMANDS = (_manage, _run, _screen)  # importing them registers their commands on `app`
+
+
+def main() -> None:
+    """Entry point of the ``toolpool`` script."""
+    try:
+        app()
+    except ToolpoolError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)

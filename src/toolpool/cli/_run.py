@@ -1,0 +1,103 @@
+"""Commands that run things: the demo walkthrough and single calls."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from toolpool.cli._common import (
+    DEFAULT_CONFIG,
+    OPERATOR,
+    AsJson,
+    ConfigPath,
+    app,
+    clip,
+    err,
+    fail,
+    load,
+    out,
+    print_json,
+    run,
+)
+from toolpool.errors import ConnectionRefused
+from toolpool.pool import Pool
+
+__all__ = ["call", "demo"]
+
+
+@app.command()
+def demo(as_json: AsJson = False) -> None:
+    """Walk through the pool's rules on the demo servers (real subprocesses, nothing to set up)."""
+    from toolpool.demo._walkthrough import walkthrough
+
+    async def walk() -> list[Any]:
+        steps = []
+        with out.status("starting", spinner="dots") as status:
+            async for step in walkthrough(on_progress=lambda text: status.update(text)):
+                steps.append(step)
+                if not as_json:
+                    mark = "[green]✓[/]" if step.as_expected else "[red]✗[/]"
+                    out.print(
+                        f"{mark} {step.title}: [bold]{step.code}[/]  {clip(step.text)}", highlight=False
+                    )
+        return steps
+
+    steps = run(walk)
+    if as_json:
+        print_json([{"step": s.title, "expected": s.expected, "code": s.code, "text": s.text} for s in steps])
+    failed = [step for step in steps if not step.as_expected]
+    if failed:
+        fail(f"{len(failed)} demo step(s) did not behave as expected")
+    if not as_json:
+        out.print(
+            f"\n{len(steps)} steps, all as expected. Every demo server process has been stopped and reaped."
+        )
+
+
+@app.command()
+def call(
+    alias: Annotated[str, typer.Argument(help="The server's alias in the config.")],
+    tool: Annotated[str, typer.Argument(help="The tool's name as the server publishes it.")],
+    args: Annotated[str, typer.Option("--args", help="The arguments, as a JSON object.")] = "{}",
+    config: ConfigPath = DEFAULT_CONFIG,
+    as_json: AsJson = False,
+) -> None:
+    """Connect ALIAS, call TOOL through every gate, print the Envelope (exit 1 unless ok)."""
+    loaded = load(config)
+    try:
+        arguments = json.loads(args)
+    except json.JSONDecodeError as exc:
+        fail(f"--args is not JSON: {exc.msg} at character {exc.pos}")
+    if not isinstance(arguments, dict):
+        fail("--args must be a JSON object")
+
+    async def connect_and_call() -> Any:
+        async with Pool(loaded) as pool:
+            with err.status(f"connecting {alias}", spinner="dots"):
+                await pool.connect(alias)
+            snapshot = pool.snapshot()
+            name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), tool)
+            return await pool.call(snapshot, name, arguments, ticket=OPERATOR)
+
+    try:
+        envelope = run(connect_and_call)
+    except ConnectionRefused as refused:
+        fail(f"connection to {alias!r} refused: " + "; ".join(refused.reasons))
+    if as_json:
+        print_json(
+            {
+                "ok": envelope.ok,
+                "code": envelope.code,
+                "text": envelope.text,
+                "structured": envelope.structured,
+                "untrusted": envelope.untrusted,
+            }
+        )
+    else:
+        out.print(
+            envelope.text if envelope.ok else f"[red]{envelope.code}[/]: {envelope.text}", highlight=False
+        )
+    if not envelope.ok:
+        raise typer.Exit(1)
