@@ -13,6 +13,14 @@ import pytest
 EXAMPLE = Path(__file__).parents[1] / "examples" / "toolpool.toml"
 
 
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A copy of the example config in the test's folder, so its store lives there too."""
+    copy = tmp_path / "toolpool.toml"
+    copy.write_text(EXAMPLE.read_text())
+    return copy
+
+
 def toolpool(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
     return subprocess.run(
@@ -43,22 +51,22 @@ def test_demo_runs_every_step_as_expected() -> None:
     }
 
 
-def test_tools_lists_the_policy_with_states() -> None:
-    result = toolpool("tools", "--config", str(EXAMPLE), "--json")
+def test_tools_lists_the_policy_with_states(example: Path) -> None:
+    result = toolpool("tools", "--config", str(example), "--json")
     rows = {(row["alias"], row["tool"]): row for row in json.loads(result.stdout)}
     assert rows[("demo_alpha", "lookup")]["state"] == "enabled"
     assert rows[("demo_alpha", "process_info")]["state"] == "forbidden"
     assert rows[("demo_mismatch", "lookup")]["state"] == "disabled"
 
 
-def test_call_goes_through_every_gate_and_prints_the_result() -> None:
-    result = toolpool("call", "demo_alpha", "lookup", "--args", '{"key": "k2"}', "--config", str(EXAMPLE))
+def test_call_goes_through_every_gate_and_prints_the_result(example: Path) -> None:
+    result = toolpool("call", "demo_alpha", "lookup", "--args", '{"key": "k2"}', "--config", str(example))
     assert (result.returncode, result.stdout.strip()) == (0, "alpha:v2")
 
 
-def test_a_refused_call_exits_non_zero_with_its_code() -> None:
+def test_a_refused_call_exits_non_zero_with_its_code(example: Path) -> None:
     result = toolpool(
-        "call", "demo_alpha", "lookup", "--args", '{"key": 1}', "--config", str(EXAMPLE), "--json"
+        "call", "demo_alpha", "lookup", "--args", '{"key": 1}', "--config", str(example), "--json"
     )
     assert result.returncode == 1
     assert json.loads(result.stdout)["code"] == "invalid_arguments"
@@ -73,8 +81,8 @@ def test_a_refused_call_exits_non_zero_with_its_code() -> None:
         (("call", "demo_mismatch", "lookup"), "R2: the server does not publish"),
     ],
 )
-def test_bad_input_ends_with_one_clear_line(args: tuple[str, ...], message: str) -> None:
-    result = toolpool(*args, "--config", str(EXAMPLE))
+def test_bad_input_ends_with_one_clear_line(example: Path, args: tuple[str, ...], message: str) -> None:
+    result = toolpool(*args, "--config", str(example))
     assert result.returncode == 1
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -95,3 +103,8 @@ def test_a_missing_config_says_how_to_point_at_one(tmp_path: Path) -> None:
     result = toolpool("tools", cwd=tmp_path)
     assert result.returncode == 1
     assert "pass --config PATH" in result.stderr
+
+
+def test_the_example_config_is_the_demo_config_that_ships_in_the_package() -> None:
+    packaged = Path(__file__).parents[1] / "src" / "toolpool" / "demo" / "toolpool.toml"
+    assert EXAMPLE.read_text() == packaged.read_text()

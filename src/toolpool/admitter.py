@@ -8,7 +8,7 @@ the pool admits the link's tools, or closes the link if anything failed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 
 import anyio.abc
 
@@ -31,9 +31,36 @@ from toolpool.upstream import (
 )
 from toolpool.vetting import Admission, Pins, PublishedTool, Screener, vet
 
-__all__ = ["Admitter", "Link"]
+__all__ = ["Admitter", "EraMemory", "Link"]
+
+# The owner of tools vetted only to be looked at (``Admitter.inspect``): never registered.
+_INSPECTION = object()
 
 Link = PersistentLink | PerCallLink
+
+
+class EraMemory:
+    """What each alias's ``auto`` probe found, in memory and, when given, in the store."""
+
+    def __init__(
+        self,
+        load: Callable[[str], str | None] = lambda _: None,
+        save: Callable[[str, str], None] = lambda *_: None,
+    ) -> None:
+        self._eras: dict[str, Era] = {}
+        self._load = load
+        self._save = save
+
+    def get(self, alias: str) -> Era | None:
+        era = self._eras.get(alias)
+        if era is None and (mode := self._load(alias)) is not None:
+            era = self._eras[alias] = Era(mode)
+        return era
+
+    def set(self, alias: str, era: Era) -> None:
+        if self._eras.get(alias) != era:
+            self._eras[alias] = era
+            self._save(alias, era.mode)
 
 
 class Admitter:
@@ -42,29 +69,34 @@ class Admitter:
     def __init__(
         self,
         config: Config,
-        secrets: Mapping[str, str],
+        secret: Callable[[str], str | None],
         screener: Screener,
         pins: Pins,
         on_fault: Callable[[Link, UpstreamError], None],
         on_lost: Callable[[Connection, str], None],
         resolver: Resolver,
         redactor: Redactor,
+        eras: EraMemory,
     ) -> None:
         self._config = config
         self._resolver = resolver
         self._redactor = redactor
-        self._secrets = dict(secrets)
+        self._secret = secret
         self._screener = screener
         self._pins = pins
         self._on_fault = on_fault
         self._on_lost = on_lost
-        self._eras: dict[str, Era] = {}
+        self._eras = eras
 
     def era(self, spec: ServerSpec) -> Era | None:
         """The configured era, or for ``auto`` the one found last time (None: probe)."""
         if spec.era != "auto":
             return Era(spec.era)
         return self._eras.get(spec.alias)
+
+    def learned(self, spec: ServerSpec, era: Era) -> None:
+        if spec.era == "auto":
+            self._eras.set(spec.alias, era)
 
     async def admit(
         self, spec: ServerSpec, tasks: anyio.abc.TaskGroup, peers: Collection[str]
@@ -102,7 +134,7 @@ class Admitter:
         )
         link = PersistentLink(connection, spec, self._on_fault)
         try:
-            self._eras[spec.alias] = connection.session.era
+            self.learned(spec, connection.session.era)
             published = await self._list(spec, connection.session)
             admission = self._vet(spec, published, link, peers)
             if not connection.alive:
@@ -116,18 +148,35 @@ class Admitter:
         self, spec: ServerSpec, target: StdioLaunch | HttpTarget, peers: Collection[str]
     ) -> tuple[Link, Admission]:
         async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
-            self._eras[spec.alias] = session.era
+            era = session.era
+            self.learned(spec, era)
             published = await self._list(spec, session)
         definitions = definitions_of(published)
-        link = PerCallLink(
-            spec, target, self._eras[spec.alias], definitions, self._config.pool, self._on_fault
-        )
+        link = PerCallLink(spec, target, era, definitions, self._config.pool, self._on_fault)
         return link, self._vet(spec, published, link, peers)
 
+    async def inspect(
+        self, spec: ServerSpec, peers: Collection[str]
+    ) -> tuple[list[PublishedTool], Admission]:
+        """What ``spec``'s server publishes now and what vetting makes of it, through a session
+        of its own that is closed before this returns; nothing is registered.
+
+        Raises:
+            ConnectionRefused, UpstreamError, MissingSecret, AddressBlocked, SandboxUnavailable:
+                as for ``admit``.
+        """
+        target = self._target(spec)
+        if isinstance(target, StdioLaunch):
+            await require_sandbox(spec.alias, target.sandbox)
+        async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
+            self.learned(spec, session.era)
+            published = await self._list(spec, session)
+        return published, self._vet(spec, published, _INSPECTION, peers)
+
     def _vet(
-        self, spec: ServerSpec, published: list[PublishedTool], link: Link, peers: Collection[str]
+        self, spec: ServerSpec, published: list[PublishedTool], owner: object, peers: Collection[str]
     ) -> Admission:
-        return vet(spec, published, self._config.pool, self._screener, link, pins=self._pins, peers=peers)
+        return vet(spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers)
 
     async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:
         settings = self._config.pool
@@ -166,8 +215,8 @@ class Admitter:
     def _resolve(self, alias: str, value: str | SecretRef) -> str:
         if isinstance(value, str):
             return value
-        if value.secret not in self._secrets:
+        secret = self._secret(value.secret)
+        if secret is None:
             raise MissingSecret(alias, value.secret)
-        secret = self._secrets[value.secret]
         self._redactor.register(value.secret, secret)
         return secret

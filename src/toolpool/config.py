@@ -181,6 +181,16 @@ class Config(BaseModel):
     pool: PoolSettings = Field(default_factory=PoolSettings)
     servers: Mapping[str, ServerSpec] = Field(default_factory=dict)
 
+    @property
+    def store_url(self) -> str:
+        """The store's URL: ``pool.store``, with a relative SQLite path taken beside the config
+        file; by default ``toolpool.db`` beside it."""
+        url = self.pool.store or "sqlite:///toolpool.db"
+        prefix = "sqlite:///"
+        if url.startswith(prefix) and not url[len(prefix) :].startswith("/"):
+            return prefix + str(self.source.parent / url[len(prefix) :])
+        return url
+
 
 def load_config(path: str | Path) -> Config:
     """Read and validate a toolpool TOML file.

@@ -4,45 +4,56 @@ Lifecycle::
 
     new --__aenter__--> open --aclose()/__aexit__--> closed   (no reopening)
 
-Inside ``async with Pool(config)`` nothing is connected until ``connect(alias)``. Every
-connection's owner task and watchdog live in the pool's task group, so leaving the block
-closes every connection and reaps every child process (R13).
+Entering the pool opens its store (the config's ``pool.store``, by default ``toolpool.db``
+beside the config file) and syncs the config's ``enabled`` flags into it; nothing is
+connected until ``connect(alias)``. Every connection's owner task and watchdog live in the
+pool's task group, so leaving the block closes every connection and reaps every child (R13).
 """
 
 from __future__ import annotations
 
 import enum
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from types import MappingProxyType, TracebackType
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import anyio
 import anyio.abc
 
-from toolpool.admitter import Admitter, Link
+from toolpool.admitter import Admitter, EraMemory, Link
 from toolpool.breaker import BreakerState, CircuitBreaker
 from toolpool.calls import CallPipeline
 from toolpool.config import Config, ServerSpec
 from toolpool.enablement import ConfigEnablement, Enablement
-from toolpool.envelope import Envelope
-from toolpool.errors import ConnectionRefused, PoolClosed, UnknownAlias, UpstreamError, UsageError
+from toolpool.envelope import Envelope, refusal
+from toolpool.errors import (
+    UNKNOWN_TOOL,
+    ConnectionRefused,
+    PoolClosed,
+    UnknownAlias,
+    UpstreamError,
+    UsageError,
+)
 from toolpool.events import EventSink, PoolEvent
 from toolpool.links import PersistentLink
+from toolpool.managed import Management
 from toolpool.redaction import Redactor
 from toolpool.registry import Registry, Snapshot
 from toolpool.results import BlobStore, ResultBlob
 from toolpool.sessions import Session
+from toolpool.store import CallRecord, SecretKey, Store
 from toolpool.tickets import Ticket
 from toolpool.upstream import Connection, Era, Resolver, SystemResolver, UpstreamSession
 from toolpool.vetting import Admission, MemoryPins, Pins, PublishedTool, Screener
 from toolpool.vetting.screener import RuleScreener
+from toolpool.views import Views
 
 __all__ = ["Pool"]
 
-_MAX_CACHED_VIEWS = 256
 # Bound on closing all connections when the pool closes; each stdio stop is bounded too.
 _CLOSE_ALL_S = 20.0
 
@@ -62,11 +73,16 @@ class Pool:
 
     Args:
         config: the validated configuration (``load_config``).
-        secrets: values for ``{ secret = "NAME" }`` entries, resolved only when connecting.
-        enablement: answers gate 3; defaults to the configuration's ``enabled`` flags.
+        store: the management store; by default the pool opens the config's store and closes
+            it on exit; pass an open ``Store`` to share one, or ``False`` for none (then the
+            config alone answers gate 3, pins live in memory and nothing is audited).
+        secret_key: decrypts the store's secrets (the CLI reads it from TOOLPOOL_SECRET_KEY
+            or the key file ``toolpool init`` made).
+        secrets: values for ``{ secret = "NAME" }`` entries, taken before the store's.
+        enablement: answers gate 3 instead of the store or the config.
         screener: scores tool definitions and results (R5, gate 9); defaults to the offline
             ``RuleScreener`` at the config's ``screen_threshold``.
-        pins: approved definitions (R7); defaults to the config's pins plus trust on first use.
+        pins: approved definitions (R7) instead of the store's.
         on_event: receives ``PoolEvent``s (connected, refused, lost, tool changed, ...).
         resolver: resolves remote servers' host names once per connect, for the SSRF guard.
         clock: the wall-clock time tickets are checked against.
@@ -77,6 +93,8 @@ class Pool:
         self,
         config: Config,
         *,
+        store: Store | Literal[False] | None = None,
+        secret_key: SecretKey | None = None,
         secrets: Mapping[str, str] | None = None,
         enablement: Enablement | None = None,
         screener: Screener | None = None,
@@ -87,43 +105,46 @@ class Pool:
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
-        self._enablement = enablement if enablement is not None else ConfigEnablement(config)
+        self._store_option = store
+        self._secret_key = secret_key
+        self._secrets = dict(secrets or {})
+        self._given = (enablement, pins)
         self._screener = screener if screener is not None else RuleScreener(config.pool.screen_threshold)
-        self._pins = pins if pins is not None else MemoryPins(_configured_pins(config))
+        self._pins: Pins = pins if pins is not None else MemoryPins(_configured_pins(config))
         self._on_event = on_event
+        self._resolver = resolver if resolver is not None else SystemResolver()
+        self._clock = clock
         self._monotonic = monotonic
         self._registry = Registry()
+        self._views = Views(
+            self._registry, enablement if enablement is not None else ConfigEnablement(config)
+        )
         self._redactor = Redactor()
         self._blobs = BlobStore()
         self._breakers: dict[str, CircuitBreaker] = {}
-        self._admitter = Admitter(
-            config,
-            secrets or {},
-            self._screener,
-            self._pins,
-            self._fault,
-            self._connection_lost,
-            resolver if resolver is not None else SystemResolver(),
-            self._redactor,
-        )
-        self._pipeline = CallPipeline(
-            self._registry, self._enablement, config.pool, clock, self._screener, self._blobs, self._breaker
-        )
-        self._default_session = self.session("pool")
+        self._management: Management | None = None
+        self._eras = EraMemory()
+        self._assemble()
+        self._default_session = Session("pool", "pool", None, None, self._views.snapshot, self._run_call)
         self._links: dict[str, Link] = {}
         self._locks: dict[str, anyio.Lock] = {}
         self._quarantined: dict[tuple[str, str], PublishedTool] = {}
-        self._views: dict[Ticket | None, Snapshot] = {}
-        self._views_key = (-1, -1)
-        self._views_version = 0
         self._state = _State.NEW
         self._tasks: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> Self:
         if self._state is not _State.NEW:
             raise PoolClosed("a pool can be opened once")
-        self._tasks = anyio.create_task_group()
-        await self._tasks.__aenter__()
+        tasks = anyio.create_task_group()
+        await tasks.__aenter__()
+        try:
+            if self._store_option is not False:
+                await self._open_management(tasks)
+        except BaseException:
+            tasks.cancel_scope.cancel()
+            await tasks.__aexit__(None, None, None)
+            raise
+        self._tasks = tasks
         self._state = _State.OPEN
         return self
 
@@ -133,7 +154,8 @@ class Pool:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Revoke everything, close every connection, reap every child; idempotent."""
+        """Revoke everything, close every connection, reap every child, flush the audit
+        records and close the store it opened; idempotent."""
         if self._state is not _State.OPEN:
             self._state = _State.CLOSED
             return
@@ -143,12 +165,20 @@ class Pool:
         for link in links:
             self._registry.revoke(link)
         assert self._tasks is not None
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_ALL_S):
-            async with anyio.create_task_group() as closing:
-                for link in links:
-                    closing.start_soon(link.aclose)
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(_CLOSE_ALL_S):
+                async with anyio.create_task_group() as closing:
+                    for link in links:
+                        closing.start_soon(link.aclose)
+            if self._management is not None:
+                await self._management.aclose()
         self._tasks.cancel_scope.cancel()
         await self._tasks.__aexit__(None, None, None)
+
+    @property
+    def store(self) -> Store | None:
+        """The management store this pool uses, if any."""
+        return None if self._management is None else self._management.store
 
     @property
     def connected(self) -> tuple[str, ...]:
@@ -196,10 +226,20 @@ class Pool:
             raise UsageError(f"no result blob {blob_id!r} (unknown, or evicted)")
         return blob
 
-    def session(self, principal: str, ticket: Ticket | None = None) -> Session:
-        """A session for one conversation: its snapshots follow ``ticket`` (R10) and its
-        untrusted results taint the arguments of write tools (gate 6)."""
-        return Session(principal, ticket, self.snapshot, self._run_call)
+    def session(self, principal: str, ticket: Ticket | None = None, *, resume: str | None = None) -> Session:
+        """A session for one conversation (R15): bound to the store's current release (or,
+        resumed by id, to its original one); its snapshots follow ``ticket`` (R10) and its
+        untrusted results taint the arguments of write tools (gate 6).
+
+        Raises:
+            UsageError: ``resume`` names no known session.
+        """
+        if self._management is None:
+            if resume is not None:
+                raise UsageError("sessions can be resumed only with a store")
+            return Session(_next_session_id(), principal, ticket, None, self._views.snapshot, self._run_call)
+        session_id, release = self._management.open_session(principal, resume)
+        return Session(session_id, principal, ticket, release, self._views.snapshot, self._run_call)
 
     async def connect(self, alias: str) -> None:
         """Admit ``alias``: start it, read every page of its tools, vet them, expose them.
@@ -236,6 +276,24 @@ class Pool:
         self._settle_pins(spec, admission)
         self._emit_admitted(spec, admission)
 
+    async def inspect(self, alias: str) -> tuple[tuple[PublishedTool, ...], Admission]:
+        """What ``alias`` publishes now, and what vetting, screening and the pins make of it,
+        through a short session of its own; nothing is exposed (``toolpool import`` uses it).
+
+        Raises:
+            as ``connect``.
+        """
+        spec = self._spec(alias)
+        self._require_open()
+        failure: UpstreamError | None = None
+        try:
+            published, admission = await self._admitter.inspect(spec, self._peers(alias))
+        except UpstreamError as error:
+            failure = self._redacted_error(error)
+        if failure is not None:
+            raise failure
+        return tuple(published), admission
+
     async def disconnect(self, alias: str) -> None:
         """Revoke all of ``alias``'s tools in one step, then close its connection (R11).
 
@@ -253,19 +311,7 @@ class Pool:
     def snapshot(self, ticket: Ticket | None = None) -> Snapshot:
         """The tools one model request may use: enabled, and if ``ticket`` is given, only
         those whose action it allows (R10). O(1) unless something changed since last time."""
-        base = self._registry.snapshot()
-        key = (base.version, self._enablement.version)
-        if key != self._views_key:
-            self._views.clear()
-            self._views_key = key
-            self._views_version += 1
-        view = self._views.get(ticket)
-        if view is None:
-            view = Snapshot.of(self._views_version, self._visible(base, ticket))
-            if len(self._views) >= _MAX_CACHED_VIEWS:
-                self._views.clear()
-            self._views[ticket] = view
-        return view
+        return self._views.snapshot(ticket)
 
     async def call(
         self,
@@ -275,8 +321,8 @@ class Pool:
         *,
         ticket: Ticket | None = None,
     ) -> Envelope:
-        """Run one call through every gate against ``snapshot``; never raises for a refusal
-        or an upstream fault: those are Envelopes with their codes.
+        """Run one call through every gate against ``snapshot``, in the pool's default
+        session; never raises for a refusal or an upstream fault: those are Envelopes.
 
         Raises:
             PoolClosed: the pool is not open.
@@ -289,8 +335,99 @@ class Pool:
         self, session: Session, snapshot: Snapshot, name: str, arguments: object, ticket: Ticket | None
     ) -> Envelope:
         self._require_open()
-        envelope = await self._pipeline.run(snapshot, name, arguments, ticket, session.taint)
-        return self._redacted(envelope)
+        started = time.perf_counter()
+        tool = snapshot.get(name)
+        if tool is not None and session.release is not None and not session.release.admits(tool):
+            # Additions and changes reach only sessions that start after them (R15).
+            envelope = refusal(UNKNOWN_TOOL, name, f"{name} is not part of this session's release")
+        else:
+            envelope = await self._pipeline.run(snapshot, name, arguments, ticket, session.taint)
+        envelope = self._redacted(envelope)
+        if self._management is not None:
+            self._record_call(session, snapshot, name, arguments, envelope, time.perf_counter() - started)
+        return envelope
+
+    def _record_call(
+        self,
+        session: Session,
+        snapshot: Snapshot,
+        name: str,
+        arguments: object,
+        envelope: Envelope,
+        seconds: float,
+    ) -> None:
+        """Gate 10: an audit event and a call record for every call decision."""
+        assert self._management is not None
+        tool = snapshot.get(name)
+        alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", name[:128])
+        release = None if session.release is None else session.release.number
+        record = CallRecord(
+            session_id=session.id,
+            principal=session.principal,
+            alias=alias,
+            tool=remote,
+            code=envelope.code,
+            duration_ms=round(seconds * 1000, 3),
+            bytes_in=_size(arguments),
+            bytes_out=len(envelope.text.encode("utf-8", "surrogatepass")),
+            snapshot_version=snapshot.version,
+            release=release,
+            at=self._clock(),
+        )
+        recorder = self._management.recorder
+        recorder.call(record)
+        detail = {
+            "code": envelope.code,
+            "session": session.id,
+            "snapshot": snapshot.version,
+            "release": release,
+        }
+        if envelope.audit_detail:
+            detail["upstream"] = envelope.audit_detail
+        recorder.audit(session.principal, "call", f"{alias}/{remote}" if alias else remote, detail)
+
+    async def _open_management(self, tasks: anyio.abc.TaskGroup) -> None:
+        store = self._store_option if isinstance(self._store_option, Store) else None
+        management = await Management.open(
+            self.config, store, self._secret_key, _configured_pins(self.config)
+        )
+        enablement, pins = self._given
+        if enablement is None:
+            self._views.enablement = management.enablement
+        if pins is None:
+            self._pins = management.pins
+        self._eras = management.eras
+        self._management = management
+        await tasks.start(management.recorder.run)
+        self._assemble()
+
+    def _assemble(self) -> None:
+        """Build the admitter and the call pipeline from the current gate-3, pin and era sources."""
+        self._admitter = Admitter(
+            self.config,
+            self._secret,
+            self._screener,
+            self._pins,
+            self._fault,
+            self._connection_lost,
+            self._resolver,
+            self._redactor,
+            self._eras,
+        )
+        self._pipeline = CallPipeline(
+            self._registry,
+            self._views.enablement,
+            self.config.pool,
+            self._clock,
+            self._screener,
+            self._blobs,
+            self._breaker,
+        )
+
+    def _secret(self, name: str) -> str | None:
+        if name in self._secrets:
+            return self._secrets[name]
+        return None if self._management is None else self._management.secret(name)
 
     def _redacted_error(self, error: UpstreamError) -> UpstreamError:
         message = self._redactor.redact(str(error).partition(": ")[2])
@@ -305,14 +442,6 @@ class Pool:
             audit_detail=redact(envelope.audit_detail),
             structured=self._redactor.redact_value(envelope.structured),
         )
-
-    def _visible(self, base: Snapshot, ticket: Ticket | None) -> list[Any]:
-        enabled = self._enablement.is_enabled
-        return [
-            tool
-            for tool in base.tools
-            if enabled(tool.alias, tool.remote_name) and (ticket is None or ticket.allows_action(tool.action))
-        ]
 
     def _peers(self, alias: str) -> frozenset[str]:
         """What the screener should know besides ``alias``'s own tools (shadowing checks)."""
@@ -378,6 +507,9 @@ class Pool:
     def _emit(self, event: PoolEvent) -> None:
         if self._on_event is not None:
             self._on_event(event)
+        if self._management is not None:
+            detail = self._redactor.redact_value(dict(event.detail))
+            self._management.recorder.audit("pool", event.kind, event.alias, detail)
 
     def _spec(self, alias: str) -> ServerSpec:
         spec = self.config.servers.get(alias)
@@ -388,6 +520,20 @@ class Pool:
     def _require_open(self) -> None:
         if self._state is not _State.OPEN:
             raise PoolClosed("the pool is not open: use it inside `async with Pool(config)`")
+
+
+_session_numbers = iter(range(1, 1 << 62))
+
+
+def _next_session_id() -> str:
+    return f"local-{next(_session_numbers)}"
+
+
+def _size(arguments: object) -> int:
+    try:
+        return len(json.dumps(arguments, separators=(",", ":"), default=str).encode())
+    except (TypeError, ValueError):
+        return 0
 
 
 def _configured_pins(config: Config) -> dict[tuple[str, str], str]:

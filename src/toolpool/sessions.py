@@ -7,7 +7,6 @@ the untrusted results it has seen, so that none of that text reaches a write too
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -15,26 +14,34 @@ from toolpool.envelope import Envelope
 from toolpool.registry import Snapshot
 from toolpool.taint import TaintLedger
 from toolpool.tickets import Ticket
+from toolpool.views import ReleaseView
 
 __all__ = ["Session"]
 
 _Run = Callable[["Session", Snapshot, str, object, Ticket | None], Awaitable[Envelope]]
-_ids = itertools.count(1)
+_Views = Callable[[Ticket | None, ReleaseView | None], Snapshot]
 
 
 class Session:
-    """Calls on behalf of ``principal`` with ``ticket``; create it with ``pool.session()``."""
+    """Calls on behalf of ``principal`` with ``ticket``; create it with ``pool.session()``.
+
+    ``release`` is the management release the session is bound to (R15), or None where the
+    pool has no store.
+    """
 
     def __init__(
         self,
+        session_id: str,
         principal: str,
         ticket: Ticket | None,
-        views: Callable[[Ticket | None], Snapshot],
+        release: ReleaseView | None,
+        views: _Views,
         run: _Run,
     ) -> None:
-        self.id = f"session-{next(_ids)}"
+        self.id = session_id
         self.principal = principal
         self.ticket = ticket
+        self.release = release
         self.taint = TaintLedger()
         self._views = views
         self._run = run
@@ -44,7 +51,7 @@ class Session:
 
     def snapshot(self) -> Snapshot:
         """The tools this session's ticket may call, for one model request (R10)."""
-        return self._views(self.ticket)
+        return self._views(self.ticket, self.release)
 
     async def call(
         self, snapshot: Snapshot, name: str, arguments: Mapping[str, Any] | None = None

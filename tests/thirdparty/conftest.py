@@ -39,9 +39,12 @@ class Examples:
         self._folder = folder
 
     def load(self, name: str) -> Config:
-        """The example itself, loaded from `examples/` (its paths are relative to it)."""
+        """The example itself, loaded from `examples/` (its paths are relative to it), with its
+        store moved into the test's folder so that runs never share management state."""
         require_installed(name)
-        return load_config(EXAMPLES / f"{name}.toml")
+        config = load_config(EXAMPLES / f"{name}.toml")
+        store = f"sqlite:///{self._folder / 'toolpool.db'}"
+        return config.model_copy(update={"pool": config.pool.model_copy(update={"store": store})})
 
     def derive(
         self,

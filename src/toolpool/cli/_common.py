@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -13,21 +15,27 @@ import typer
 from rich.console import Console
 
 from toolpool.config import Config, load_config
+from toolpool.store import SecretKey, Store
 from toolpool.tickets import Ticket
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "KEY_ENV",
     "OPERATOR",
     "AsJson",
     "ConfigPath",
+    "actor",
     "app",
     "clip",
     "err",
     "fail",
+    "key_file",
     "load",
+    "open_store",
     "out",
     "print_json",
     "run",
+    "secret_key",
 ]
 
 app = typer.Typer(
@@ -47,6 +55,43 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSO
 DEFAULT_CONFIG = Path("toolpool.toml")
 # The operator at the command line may use every action of the config they point at.
 OPERATOR = Ticket.allow("*", principal="cli")
+
+
+KEY_ENV = "TOOLPOOL_SECRET_KEY"
+
+
+def key_file(config: Config) -> Path:
+    """Where ``toolpool init`` keeps the secret key: beside the config file."""
+    return config.source.parent / "toolpool.key"
+
+
+def secret_key(config: Config) -> SecretKey | None:
+    """The key for stored secrets: $TOOLPOOL_SECRET_KEY, else the key file, else none."""
+    text = os.environ.get(KEY_ENV)
+    if text:
+        return SecretKey.from_text(text)
+    path = key_file(config)
+    return SecretKey.read_file(path) if path.exists() else None
+
+
+def open_store(config: Config) -> Store:
+    """The config's store, with the config's ``enabled`` flags synced into it (actor ``config``)."""
+    store = Store.open(config.store_url, key=secret_key(config))
+    try:
+        for alias, spec in config.servers.items():
+            store.sync_policy(alias, spec.tools)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def actor() -> str:
+    """Who is at the command line, as the audit log names them."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
 
 
 def load(path: Path) -> Config:

@@ -1,34 +1,201 @@
-"""Commands of the management plane: what exists, in which state."""
+"""Commands of the management plane: import what a server publishes, see and change states.
+
+Imported tools start disabled (R9): ``enable`` turns on a read tool, ``approve-write`` a
+write tool with who and why. Every change is audited and makes a new release (R15).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
 from rich.table import Table
 
-from toolpool.cli._common import DEFAULT_CONFIG, AsJson, ConfigPath, app, load, out, print_json
+from toolpool.cli._common import (
+    DEFAULT_CONFIG,
+    AsJson,
+    ConfigPath,
+    actor,
+    app,
+    clip,
+    err,
+    fail,
+    load,
+    open_store,
+    out,
+    print_json,
+    run,
+    secret_key,
+)
+from toolpool.config import Config
+from toolpool.errors import ConnectionRefused
+from toolpool.pool import Pool
+from toolpool.store import ImportedTool, Store, ToolState
 
-__all__ = ["tools"]
+__all__ = ["approve_write", "disable", "enable", "import_", "tools"]
+
+Alias = Annotated[str, typer.Argument(help="The server's alias in the config.")]
+Tool = Annotated[str, typer.Argument(help="The tool's name as the server publishes it.")]
+
+
+@app.command("import")
+def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
+    """Connect ALIAS, list and vet its tools, screen them, and store them DISABLED with pins."""
+    loaded = load(config)
+    if alias not in loaded.servers:
+        fail(f"unknown alias {alias!r}: only servers named in the configuration can be imported")
+
+    async def inspect_and_record() -> list[dict[str, Any]]:
+        with open_store(loaded) as store:
+            async with Pool(loaded, store=store, secret_key=secret_key(loaded)) as pool:
+                with err.status(f"connecting {alias} and reading its tools", spinner="dots"):
+                    published, admission = await pool.inspect(alias)
+            changed = {name for name, _ in admission.quarantined}
+            imported = []
+            for tool in published:
+                verdict = admission.verdicts.get(tool.name)
+                imported.append(
+                    ImportedTool(
+                        name=tool.name,
+                        definition=tool.definition(),
+                        definition_hash=tool.definition_hash(),
+                        verdict="drop" if verdict is not None and verdict.drop else "pass",
+                        score=0.0 if verdict is None else verdict.score,
+                        reasons=() if verdict is None else verdict.reasons,
+                    )
+                )
+            store.record_import(alias, imported, actor())
+            for tool in published:
+                if tool.name not in changed and store.pin_of(alias, tool.name) is None:
+                    store.approve_pin(alias, tool.name, tool.definition(), tool.definition_hash(), actor())
+            return _import_rows(loaded, alias, store, imported, changed)
+
+    try:
+        rows = run(inspect_and_record)
+    except ConnectionRefused as refused:
+        fail(f"import of {alias!r} refused: " + "; ".join(refused.reasons))
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(
+        "tool", "effect", "verdict", "state", "reasons", title=f"{alias}: {len(rows)} tools imported"
+    )
+    for row in rows:
+        table.add_row(
+            row["tool"], row["effect"], row["verdict"], row["state"], clip("; ".join(row["reasons"]), 80)
+        )
+    out.print(table)
+    out.print(
+        "Imported tools start disabled: `toolpool enable ALIAS TOOL` (read tools) or "
+        "`toolpool approve-write ALIAS TOOL --by NAME --reason TEXT` (write tools)."
+    )
 
 
 @app.command()
 def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
-    """List every tool the config names, with its local name, action, effect and state."""
+    """List every tool the config names, with its action, effect, state, verdict and pin."""
     loaded = load(config)
+    with open_store(loaded) as store:
+        states = {(state.alias, state.name): state for state in store.tool_states()}
     rows = [
-        {
-            "alias": alias,
-            "tool": name,
-            "local_name": f"mcp__{alias}__{name}",
-            "action": policy.action if policy.action is not False else None,
-            "effect": policy.effect,
-            "state": "forbidden" if policy.forbidden else ("enabled" if policy.enabled else "disabled"),
-        }
+        _tool_row(loaded, alias, name, states.get((alias, name)))
         for alias, spec in loaded.servers.items()
-        for name, policy in spec.tools.items()
+        for name in spec.tools
     ]
     if as_json:
         print_json(rows)
         return
-    table = Table("alias", "tool", "action", "effect", "state")
+    table = Table("alias", "tool", "action", "effect", "state", "verdict", "pin")
     for row in rows:
-        table.add_row(row["alias"], row["tool"], row["action"] or "-", row["effect"], row["state"])
+        table.add_row(
+            row["alias"],
+            row["tool"],
+            row["action"] or "-",
+            row["effect"],
+            row["state"],
+            row["verdict"] or "-",
+            row["pin"],
+        )
     out.print(table)
+
+
+@app.command()
+def enable(alias: Alias, tool: Tool, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
+    """Enable a read tool (a write tool needs approve-write)."""
+    _change(config, alias, tool, as_json, lambda store: store.enable(alias, tool, actor()))
+
+
+@app.command()
+def disable(alias: Alias, tool: Tool, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
+    """Disable a tool; running pools refuse it from their next call on (gate 3)."""
+    _change(config, alias, tool, as_json, lambda store: store.disable(alias, tool, actor()))
+
+
+@app.command("approve-write")
+def approve_write(
+    alias: Alias,
+    tool: Tool,
+    by: Annotated[str, typer.Option("--by", help="Who approves this write tool.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why it may write.")],
+    config: ConfigPath = DEFAULT_CONFIG,
+    as_json: AsJson = False,
+) -> None:
+    """Approve and enable a write tool, recording who approved it and why (R9)."""
+    _change(config, alias, tool, as_json, lambda store: store.approve_write(alias, tool, by, reason, actor()))
+
+
+def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Callable[[Store], None]) -> None:
+    loaded = load(config_path)
+    if alias not in loaded.servers or tool not in loaded.servers[alias].tools:
+        fail(f"{alias}/{tool} is not in the configuration")
+    with open_store(loaded) as store:
+        change(store)
+        state = next(s for s in store.tool_states(alias) if s.name == tool)
+        release = store.current_release().number
+    row = _tool_row(loaded, alias, tool, state) | {"release": release}
+    if as_json:
+        print_json(row)
+    else:
+        out.print(f"{alias}/{tool}: {row['state']} (release {release})", highlight=False)
+
+
+def _tool_row(config: Config, alias: str, name: str, state: ToolState | None) -> dict[str, Any]:
+    policy = config.servers[alias].tools[name]
+    if policy.forbidden:
+        status = "forbidden"
+    elif state is None:
+        status = "not imported"
+    else:
+        status = "enabled" if state.enabled else "disabled"
+    pin = "-"
+    if state is not None and state.approved_hash is not None:
+        pin = "changed" if state.current_hash not in (None, state.approved_hash) else "pinned"
+    return {
+        "alias": alias,
+        "tool": name,
+        "local_name": f"mcp__{alias}__{name}",
+        "action": policy.action if policy.action is not False else None,
+        "effect": policy.effect,
+        "state": status,
+        "verdict": None if state is None else state.verdict,
+        "reasons": [] if state is None else list(state.reasons),
+        "pin": pin,
+        "write_approved_by": None if state is None else state.write_approved_by,
+    }
+
+
+def _import_rows(
+    config: Config, alias: str, store: Store, imported: list[ImportedTool], changed: set[str]
+) -> list[dict[str, Any]]:
+    states = {state.name: state for state in store.tool_states(alias)}
+    rows = []
+    for tool in imported:
+        row = _tool_row(config, alias, tool.name, states.get(tool.name))
+        row["verdict"] = tool.verdict
+        row["reasons"] = list(tool.reasons)
+        if tool.name in changed:
+            row["state"] += ", changed since approved"
+        rows.append(row)
+    return rows

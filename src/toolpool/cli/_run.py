@@ -12,6 +12,7 @@ from toolpool.cli._common import (
     OPERATOR,
     AsJson,
     ConfigPath,
+    actor,
     app,
     clip,
     err,
@@ -20,6 +21,7 @@ from toolpool.cli._common import (
     out,
     print_json,
     run,
+    secret_key,
 )
 from toolpool.errors import ConnectionRefused
 from toolpool.pool import Pool
@@ -74,12 +76,17 @@ def call(
         fail("--args must be a JSON object")
 
     async def connect_and_call() -> Any:
-        async with Pool(loaded) as pool:
+        async with Pool(loaded, secret_key=secret_key(loaded)) as pool:
             with err.status(f"connecting {alias}", spinner="dots"):
                 await pool.connect(alias)
-            snapshot = pool.snapshot()
-            name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), tool)
-            return await pool.call(snapshot, name, arguments, ticket=OPERATOR)
+            session = pool.session(actor(), OPERATOR)
+            snapshot = session.snapshot()
+            name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), None)
+            if name is None and pool.store is not None and not pool.store.is_enabled(alias, tool):
+                fail(
+                    f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)"
+                )
+            return await session.call(snapshot, name or tool, arguments)
 
     try:
         envelope = run(connect_and_call)

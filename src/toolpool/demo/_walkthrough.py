@@ -7,12 +7,13 @@ or as JSON, and tests can check them.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from toolpool.config import load_config
+from toolpool.config import Config, load_config
 from toolpool.errors import ConnectionRefused
 from toolpool.pool import Pool
 from toolpool.tickets import Ticket
@@ -44,6 +45,16 @@ def demo_config_path() -> Path:
 async def walkthrough(on_progress: Callable[[str], None] = lambda _: None) -> AsyncIterator[DemoStep]:
     """Run the demo against real demo server processes, yielding each step as it completes."""
     config = load_config(demo_config_path())
+    with tempfile.TemporaryDirectory(prefix="toolpool-demo-") as folder:
+        # The demo keeps its store (releases, audit, call records) in a folder of its own: the
+        # demo config sits inside the installed package, which may not even be writable.
+        store = f"sqlite:///{Path(folder) / 'toolpool.db'}"
+        demo = config.model_copy(update={"pool": config.pool.model_copy(update={"store": store})})
+        async for step in _steps(demo, on_progress):
+            yield step
+
+
+async def _steps(config: Config, on_progress: Callable[[str], None]) -> AsyncIterator[DemoStep]:
     async with Pool(config) as pool:
         on_progress("connecting demo_alpha (a real subprocess, vetted before exposure)")
         await pool.connect("demo_alpha")

@@ -41,6 +41,7 @@ class Admission:
     forbidden: tuple[str, ...]
     quarantined: tuple[tuple[str, tuple[str, ...]], ...] = ()
     published: Mapping[str, PublishedTool] = field(default_factory=dict)
+    verdicts: Mapping[str, Verdict] = field(default_factory=dict)
 
 
 def vet(
@@ -78,15 +79,16 @@ def vet(
     quarantined: list[tuple[str, tuple[str, ...]]] = []
     # A server naming its own tools is not shadowing, even where another server shares a name.
     others = frozenset(peers) - {tool.name for tool in published}
+    verdicts: dict[str, Verdict] = {}
     for tool in published:
         policy = spec.tools[tool.name]
         if policy.forbidden:
             continue
+        verdict = verdicts[tool.name] = screener.screen_tool(tool, others)
         pin = pins.pin_of(spec.alias, tool.name) if pins is not None else None
         if pin is not None and pin.hash != tool.definition_hash():
             quarantined.append((tool.name, classify_change(pin.definition, tool, screener)))
             continue
-        verdict = screener.screen_tool(tool, others)
         if verdict.drop:
             dropped.append((tool.name, verdict))
             continue
@@ -99,6 +101,7 @@ def vet(
         forbidden=forbidden,
         quarantined=tuple(quarantined),
         published={tool.name: tool for tool in published},
+        verdicts=verdicts,
     )
 
 

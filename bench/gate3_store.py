@@ -1,0 +1,256 @@
+"""Gate 3 at call time: what ``Store.is_enabled`` costs, against raw queries on the same file.
+
+    .venv/bin/python bench/gate3_store.py [--calls N] [--tools T] [--postgres URL] [--json]
+
+A SQLite store in a temporary folder gets T tools over 10 aliases (half of them enabled).
+Arms, interleaved in blocks with the order rotating every round, each call timed alone:
+
+- ``store.is_enabled`` for an enabled tool, and for a disabled one;
+- ``store.version`` (the pool reads it to invalidate cached views);
+- baseline: the very query ``is_enabled`` runs, on a plain ``sqlite3`` connection to the file;
+- baseline: the cheapest lookup there is, ``enabled`` by primary key, on that connection;
+- ``store.is_enabled`` while another process appends audit events as fast as it can
+  (WAL: readers do not wait for the writer).
+
+Goal: median of ``store.is_enabled`` <= 50 µs on SQLite. ``--postgres URL`` repeats the
+store and raw arms on PostgreSQL (a fresh schema, dropped afterwards); no goal there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import select
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from _report import Table, machine, render
+from _timing import percentile
+from toolpool.config import ToolPolicy
+from toolpool.store import ImportedTool, SecretKey, Store
+
+GOAL_US = 50.0
+_ALIASES = 10
+_WRITER_MAX_S = 300.0  # the load process stops by itself even if this one dies
+GATE_SQL = (
+    "SELECT 1 FROM tool_states t JOIN servers s ON s.alias = t.alias "
+    "WHERE t.alias = ? AND t.name = ? AND t.enabled AND s.enabled"
+)
+PK_SQL = "SELECT enabled FROM tool_states WHERE alias = ? AND name = ?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.writer:
+        return _write_load(args.writer, args.key)
+    results: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "machine": machine(),
+        "goal_median_us": GOAL_US,
+        "tools": args.tools,
+        "calls_per_arm": args.calls,
+    }
+    with tempfile.TemporaryDirectory(prefix="toolpool-bench-") as scratch:
+        path = Path(scratch, "toolpool.db")
+        results["sqlite"] = _bench_sqlite(path, args.tools, args.calls)
+    if args.postgres:
+        with _pg_schema(args.postgres) as url:
+            results["postgresql"] = _bench_postgres(url, args.tools, args.calls)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(_heading(results))
+        for backend in ("sqlite", "postgresql"):
+            if backend in results:
+                print("\n" + render(_table(backend, results[backend], args.calls)))
+    return 0
+
+
+def _populate(store: Store, tools: int) -> tuple[tuple[str, str], tuple[str, str]]:
+    """T tools over the aliases, every other one enabled; one enabled and one disabled tool."""
+    per_alias = max(1, tools // _ALIASES)
+    for a in range(_ALIASES):
+        alias = f"alias{a}"
+        names = [f"tool{n:05d}" for n in range(per_alias)]
+        found = [ImportedTool(name, {"name": name}, "sha256:" + "0" * 64, "pass", 0.0) for name in names]
+        store.record_import(alias, found, actor="bench")
+        policies = {
+            name: ToolPolicy(action=f"bench.{name}", effect="read", enabled=n % 2 == 0)
+            for n, name in enumerate(names)
+        }
+        store.sync_policy(alias, policies)
+    alias, even = f"alias{_ALIASES // 2}", per_alias // 2 - per_alias // 2 % 2
+    return (alias, f"tool{even:05d}"), (alias, f"tool{even + 1:05d}")
+
+
+def _bench_sqlite(path: Path, tools: int, calls: int) -> dict[str, Any]:
+    url = f"sqlite:///{path}"
+    key = SecretKey.generate()
+    with Store.open(url, key=key) as store:
+        enabled, disabled = _populate(store, tools)
+        assert store.is_enabled(*enabled)
+        assert not store.is_enabled(*disabled)
+        raw = sqlite3.connect(path, isolation_level=None)
+        try:
+            assert raw.execute(GATE_SQL, enabled).fetchone() == (1,)
+            arms: dict[str, Callable[[], object]] = {
+                "store.is_enabled (enabled tool)": lambda: store.is_enabled(*enabled),
+                "store.is_enabled (disabled tool)": lambda: store.is_enabled(*disabled),
+                "store.version": lambda: store.version,
+                "baseline: sqlite3, the same query": lambda: raw.execute(GATE_SQL, enabled).fetchone(),
+                "baseline: sqlite3, enabled by primary key": lambda: raw.execute(PK_SQL, enabled).fetchone(),
+            }
+            result: dict[str, Any] = {"arms": _interleave(arms, calls)}
+            with _writer(url, key) as load:
+                loaded = _interleave(
+                    {"store.is_enabled under write load": lambda: store.is_enabled(*enabled)}, calls
+                )
+            result["arms"].update(loaded)
+            result["events_appended_during_load"] = load["events"]
+        finally:
+            raw.close()
+    return result
+
+
+def _bench_postgres(url: str, tools: int, calls: int) -> dict[str, Any]:
+    with Store.open(url) as store:
+        enabled, disabled = _populate(store, tools)
+        assert store.is_enabled(*enabled)
+        assert not store.is_enabled(*disabled)
+        raw = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1), autocommit=True)
+        sql = GATE_SQL.replace("?", "%s")
+        try:
+            arms: dict[str, Callable[[], object]] = {
+                "store.is_enabled (enabled tool)": lambda: store.is_enabled(*enabled),
+                "store.version": lambda: store.version,
+                "baseline: psycopg, the same query": lambda: raw.execute(sql, enabled).fetchone(),
+            }
+            return {"arms": _interleave(arms, calls)}
+        finally:
+            raw.close()
+
+
+def _interleave(arms: dict[str, Callable[[], object]], calls: int) -> dict[str, dict[str, float]]:
+    """Each call timed alone; blocks of 1,000 with the arms' order rotating every round."""
+    block = min(1000, calls)
+    items = list(arms.items())
+    samples: dict[str, list[int]] = {name: [] for name in arms}
+    for _, fn in items:
+        for _ in range(min(1000, calls)):  # warm-up: connections, statement caches
+            fn()
+    for round_number in range((calls + block - 1) // block):
+        shift = round_number % len(items)
+        for name, fn in (*items[shift:], *items[:shift]):
+            into = samples[name]
+            for _ in range(min(block, calls - round_number * block)):
+                start = time.perf_counter_ns()
+                fn()
+                into.append(time.perf_counter_ns() - start)
+    return {name: _summary(values) for name, values in samples.items()}
+
+
+def _summary(values: list[int]) -> dict[str, float]:
+    return {
+        "median_us": statistics.median(values) / 1e3,
+        "p90_us": percentile(values, 90) / 1e3,
+        "p99_us": percentile(values, 99) / 1e3,
+    }
+
+
+@contextmanager
+def _writer(url: str, key: SecretKey) -> Iterator[dict[str, int]]:
+    """Another process appending audit events until its stdin closes; afterwards the dict
+    it yielded holds how many it appended."""
+    command = [sys.executable, __file__, "--writer", url, "--key", key.to_text()]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    readable, _, _ = select.select([proc.stdout], [], [], 60)
+    if not readable or proc.stdout.readline().strip() != "ready":
+        proc.kill()
+        raise RuntimeError("the write-load process did not start")
+    load = {"events": 0}
+    try:
+        yield load
+    finally:
+        out, _ = proc.communicate(timeout=60)  # closes its stdin: the writer stops
+        load["events"] = int(out.strip() or 0)
+
+
+def _write_load(url: str, key: str) -> int:
+    with Store.open(url, key=SecretKey.from_text(key)) as store:
+        print("ready", flush=True)
+        deadline, count = time.monotonic() + _WRITER_MAX_S, 0
+        while time.monotonic() < deadline and not select.select([sys.stdin], [], [], 0)[0]:
+            store.audit("bench", "bench.load", "load", {"n": count})
+            count += 1
+        print(count, flush=True)
+    return 0
+
+
+@contextmanager
+def _pg_schema(base: str) -> Iterator[str]:
+    schema = f"tp_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(base.replace("postgresql+psycopg://", "postgresql://", 1), autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+        try:
+            yield f"{base}?options=-csearch_path%3D{schema}"
+        finally:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def _table(backend: str, result: dict[str, Any], calls: int) -> Table:
+    arms = result["arms"]
+    table = Table(
+        f"gate 3 on {backend}: {calls} calls per arm, each timed alone",
+        ("arm", "median µs", "p90 µs", "p99 µs"),
+    )
+    for name, arm in arms.items():
+        table.rows.append((name, f"{arm['median_us']:.1f}", f"{arm['p90_us']:.1f}", f"{arm['p99_us']:.1f}"))
+    if backend == "sqlite":
+        median = arms["store.is_enabled (enabled tool)"]["median_us"]
+        verdict = "meets" if median <= GOAL_US else "misses"
+        table.notes.append(
+            f"store.is_enabled median {median:.1f} µs: {verdict} the goal of ≤ {GOAL_US:.0f} µs"
+        )
+        table.notes.append(
+            f"the writer appended {result['events_appended_during_load']} audit events during its arm"
+        )
+    return table
+
+
+def _heading(results: dict[str, Any]) -> str:
+    box = results["machine"]
+    return (
+        f"toolpool {box['toolpool']} gate 3 (store.is_enabled), {results['date']}, {results['tools']} tools\n"
+        f"{box['cpu']}, {box['cores_usable']} usable cores; {box['implementation']} {box['python']}; "
+        f"SQLite {sqlite3.sqlite_version}\ncommand: {results['command']}"
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--calls", type=int, default=20_000, help="timed calls per arm (default 20000)")
+    parser.add_argument("--tools", type=int, default=1000, help="tools in the store (default 1000)")
+    parser.add_argument("--postgres", metavar="URL", help="also measure this PostgreSQL (a fresh schema)")
+    parser.add_argument("--json", action="store_true", help="one JSON document instead of tables")
+    parser.add_argument("--writer", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--key", help=argparse.SUPPRESS)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

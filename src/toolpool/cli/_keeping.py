@@ -1,0 +1,225 @@
+"""Commands that keep things: the first setup, secrets, the audit log and call statistics."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from toolpool.cli._common import (
+    DEFAULT_CONFIG,
+    AsJson,
+    ConfigPath,
+    actor,
+    app,
+    fail,
+    key_file,
+    load,
+    open_store,
+    out,
+    print_json,
+)
+from toolpool.config import parse_config
+from toolpool.store import SecretKey, Store
+
+__all__ = ["audit", "init", "secrets_list", "secrets_set", "stats"]
+
+secrets_app = typer.Typer(
+    help='Secrets for `{ secret = "NAME" }` config values, encrypted at rest.', no_args_is_help=True
+)
+app.add_typer(secrets_app, name="secrets")
+
+_STARTER = """\
+# A working toolpool configuration, written by `toolpool init`, on toolpool's demo servers.
+# Tools start disabled: import them, look, then enable what you trust.
+#   toolpool import demo_alpha && toolpool tools && toolpool enable demo_alpha lookup
+
+[pool]
+store = "sqlite:///toolpool.db"     # beside this file; or postgresql+psycopg://...
+
+[servers.demo_alpha]
+transport = "stdio"
+command = "python"                  # the Python that runs toolpool
+args = ["-m", "toolpool.demo", "alpha"]
+env = { PYTHONCOERCECLOCALE = "0" } # exactly the server's environment
+call_timeout_s = 10
+
+[servers.demo_alpha.tools.lookup]
+action = "demo.lookup"
+effect = "read"
+resource = "{key}"
+
+[servers.demo_alpha.tools.echo]
+action = "demo.echo"
+effect = "read"
+
+[servers.demo_alpha.tools.process_info]
+action = false                      # reports the server's environment: never exposed
+
+[servers.demo_beta]
+transport = "stdio"
+command = "python"
+args = ["-m", "toolpool.demo", "beta"]
+env = { PYTHONCOERCECLOCALE = "0" }
+call_timeout_s = 10
+
+[servers.demo_beta.tools.lookup]
+action = "beta.lookup"
+effect = "read"
+
+[servers.demo_beta.tools.write_note]
+action = "beta.write_note"
+effect = "write"                    # needs `toolpool approve-write demo_beta write_note --by ... --reason ...`
+"""
+
+
+@app.command()
+def init(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
+    """Write a working toolpool.toml (demo servers), create the secret key and the store."""
+    if config.exists():
+        fail(f"{config} already exists; nothing was changed")
+    parsed = parse_config(_STARTER, config.resolve())
+    key_path = key_file(parsed)
+    if key_path.exists():
+        fail(f"{key_path} already exists; nothing was changed")
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(_STARTER, encoding="utf-8")
+    key = SecretKey.generate()
+    key.write_file(key_path)
+    with Store.open(parsed.store_url, key=key) as store:
+        for alias, spec in parsed.servers.items():
+            store.sync_policy(alias, spec.tools)
+        store.audit(actor(), "pool.init", str(config), {"store": store.url_for_display})
+    flag = "" if config == DEFAULT_CONFIG else f" --config {config}"
+    steps = [
+        f"toolpool import demo_alpha{flag}",
+        f"toolpool tools{flag}",
+        f"toolpool enable demo_alpha lookup{flag}",
+        f'toolpool call demo_alpha lookup --args \'{{"key": "k1"}}\'{flag}',
+        f"toolpool audit --verify{flag}",
+    ]
+    if as_json:
+        print_json({"config": str(config), "key": str(key_path), "store": parsed.store_url, "next": steps})
+        return
+    out.print(
+        f"Wrote {config}, the secret key {key_path} (mode 0600) and the store {parsed.store_url}.",
+        highlight=False,
+    )
+    out.print("Next:\n" + "\n".join(f"  {step}" for step in steps), highlight=False)
+
+
+@secrets_app.command("set")
+def secrets_set(
+    name: Annotated[str, typer.Argument(help='The secret\'s name, as `{ secret = "NAME" }` uses it.')],
+    config: ConfigPath = DEFAULT_CONFIG,
+    as_json: AsJson = False,
+) -> None:
+    """Store a secret; its value is read from stdin (never from the command line)."""
+    loaded = load(config)
+    value = getpass.getpass(f"value of {name}: ") if sys.stdin.isatty() else sys.stdin.read()
+    value = value.removesuffix("\n").removesuffix("\r")
+    if not value:
+        fail("the secret's value is empty (pipe it in on stdin)")
+    with open_store(loaded) as store:
+        store.set_secret(name, value, actor())
+    if as_json:
+        print_json({"secret": name, "stored": True})
+    else:
+        out.print(f"stored secret {name!r} (encrypted)", highlight=False)
+
+
+@secrets_app.command("list")
+def secrets_list(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
+    """List the names of the stored secrets (never their values)."""
+    loaded = load(config)
+    with open_store(loaded) as store:
+        names = store.secret_names()
+    if as_json:
+        print_json(names)
+    else:
+        out.print("\n".join(names) if names else "no secrets stored", highlight=False)
+
+
+@app.command()
+def audit(
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Check the hash chain; exit 1 if it is broken.")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", help="How many of the latest events to show.")] = 20,
+    config: ConfigPath = DEFAULT_CONFIG,
+    as_json: AsJson = False,
+) -> None:
+    """Show the latest audit events, or with --verify check that none was edited, inserted or deleted."""
+    loaded = load(config)
+    with open_store(loaded) as store:
+        if verify:
+            check = store.verify_audit()
+        else:
+            events = store.audit_events()[-limit:] if limit > 0 else []
+    if verify:
+        if as_json:
+            print_json(
+                {
+                    "ok": check.ok,
+                    "checked": check.checked,
+                    "first_bad_id": check.first_bad_id,
+                    "problem": check.problem,
+                }
+            )
+        if not check.ok:
+            fail(f"the audit log is broken at event {check.first_bad_id}: {check.problem}")
+        if not as_json:
+            out.print(f"audit log intact: {check.checked} events, hash chain verified", highlight=False)
+        return
+    if as_json:
+        print_json(
+            [
+                {
+                    "id": e.id,
+                    "at": e.at,
+                    "actor": e.actor,
+                    "action": e.action,
+                    "resource": e.resource,
+                    "detail": e.detail,
+                }
+                for e in events
+            ]
+        )
+        return
+    table = Table("id", "at", "actor", "action", "resource")
+    for event in events:
+        table.add_row(
+            str(event.id), event.at.isoformat(timespec="seconds"), event.actor, event.action, event.resource
+        )
+    out.print(table)
+
+
+@app.command()
+def stats(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
+    """Calls, error codes and latency per alias and tool, from the call records."""
+    loaded = load(config)
+    with open_store(loaded) as store:
+        rows = store.call_stats()
+    if as_json:
+        print_json(
+            [
+                {
+                    "alias": r.alias,
+                    "tool": r.tool,
+                    "calls": r.calls,
+                    "codes": dict(r.codes),
+                    "p50_ms": r.p50_ms,
+                    "p95_ms": r.p95_ms,
+                }
+                for r in rows
+            ]
+        )
+        return
+    table = Table("alias", "tool", "calls", "codes", "p50 ms", "p95 ms")
+    for row in rows:
+        codes = ", ".join(f"{code} {count}" for code, count in sorted(row.codes.items()))
+        table.add_row(row.alias, row.tool, str(row.calls), codes, f"{row.p50_ms:.1f}", f"{row.p95_ms:.1f}")
+    out.print(table)

@@ -1,0 +1,158 @@
+"""Connecting to the database: engine setup per dialect, migrations, and the write lock.
+
+SQLite runs in WAL mode (readers never wait for the writer) with foreign keys on and a busy
+timeout. pysqlite's own transaction handling is switched off so that the store says exactly
+when a transaction begins: every write transaction starts with ``BEGIN IMMEDIATE``, which
+takes SQLite's single write lock up front, so two processes never both read the audit head
+and then race to append. On PostgreSQL the same serialization comes from a row lock on the
+one ``store_head`` row, taken first by every write transaction (see ``Store._write``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from toolpool.errors import UsageError
+from toolpool.store._tables import ALEMBIC_VERSION_TABLE, SCHEMA_HEAD
+
+if TYPE_CHECKING:
+    from alembic.config import Config as AlembicConfig
+
+__all__ = [
+    "MIGRATIONS",
+    "READ_ONLY",
+    "alembic_config",
+    "connect_engine",
+    "migrate",
+    "parse_url",
+    "raw_connection",
+]
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+# Execution option that marks a read transaction: on SQLite it begins DEFERRED, not IMMEDIATE.
+READ_ONLY = "toolpool_read_only"
+# How long a SQLite writer waits for another process's write lock before failing. Write
+# transactions are a few milliseconds; this bound only matters when something is stuck.
+SQLITE_BUSY_TIMEOUT_S = 30.0
+# Serializes migrations of one PostgreSQL database across processes (pg_advisory_xact_lock).
+_MIGRATION_LOCK = zlib.crc32(b"toolpool.store.migrate")
+
+
+def parse_url(url: str) -> URL:
+    """The URL, checked to be one the store supports.
+
+    Raises:
+        UsageError: not a URL, or not ``sqlite:///...`` / ``postgresql+psycopg://...``.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise UsageError("not a database URL: use sqlite:///PATH or postgresql+psycopg://...") from exc
+    if parsed.drivername == "sqlite":
+        if parsed.database in (None, "", ":memory:"):
+            raise UsageError("the store needs a SQLite file (sqlite:///path/toolpool.db), not :memory:")
+        return parsed
+    if parsed.drivername in ("postgresql+psycopg", "postgresql"):
+        return parsed.set(drivername="postgresql+psycopg")
+    shown = parsed.render_as_string(hide_password=True)
+    raise UsageError(f"unsupported store URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://...")
+
+
+def connect_engine(url: URL) -> Engine:
+    """An engine for ``url`` with the store's per-dialect connection setup."""
+    if url.get_backend_name() == "sqlite":
+        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+        event.listen(engine, "connect", _sqlite_connect)
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    try:
+        # No pool_pre_ping: it costs three round trips per transaction. A connection that a
+        # restart dropped fails once; the pool then replaces all of them (``Store._write``
+        # retries that one failure, since nothing was written yet).
+        return create_engine(url)
+    except NoSuchModuleError as exc:  # pragma: no cover - psycopg is a dependency
+        raise UsageError(f"no driver for {url.drivername}") from exc
+
+
+def raw_connection(engine: Engine) -> Any:
+    """A DBAPI connection of its own, outside the engine's pool, in autocommit mode: each
+    statement sees everything committed before it, and no transaction is ever left open."""
+    cargs, cparams = engine.dialect.create_connect_args(engine.url)
+    if engine.dialect.name == "sqlite":
+        cparams.update(check_same_thread=False, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT_S)
+        connection: Any = engine.dialect.connect(*cargs, **cparams)
+        connection.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+        connection.execute("PRAGMA query_only = 1")
+        return connection
+    connection = engine.dialect.connect(*cargs, **cparams)
+    connection.autocommit = True
+    return connection
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    dbapi_connection.isolation_level = None  # the "begin" listener below starts transactions
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")  # WAL's recommended pairing: no fsync per commit
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    read_only = connection.get_execution_options().get(READ_ONLY, False)
+    connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def alembic_config(connection: Connection | None = None) -> AlembicConfig:
+    """Alembic's configuration for the migrations shipped in this package."""
+    from alembic.config import Config as AlembicConfig
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("path_separator", "os")
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def migrate(engine: Engine) -> None:
+    """Upgrade the database to the newest revision, once, even with several processes opening it.
+
+    Alembic is imported only when there is something to do: a store that is up to date opens
+    without it (every CLI command opens the store).
+    """
+    with engine.connect().execution_options(**{READ_ONLY: True}) as connection, connection.begin():
+        if _revision(connection) == SCHEMA_HEAD:
+            return
+    from alembic import command
+
+    with _migration_lock(engine) as connection:
+        if _revision(connection) != SCHEMA_HEAD:
+            command.upgrade(alembic_config(connection), "head")
+
+
+def _revision(connection: Connection) -> str | None:
+    if not inspect(connection).has_table(ALEMBIC_VERSION_TABLE):
+        return None
+    revision = connection.scalar(text(f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}"))  # noqa: S608
+    return None if revision is None else str(revision)
+
+
+@contextmanager
+def _migration_lock(engine: Engine) -> Iterator[Connection]:
+    with engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE
+        if engine.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+        yield connection

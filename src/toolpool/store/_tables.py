@@ -1,0 +1,240 @@
+"""The store's tables, in SQLAlchemy Core: the single source the migrations must agree with.
+
+R9 lives here as CHECK constraints on ``tool_states``, written in SQL that SQLite and
+PostgreSQL read alike, so that no hand-written statement can store an enabled tool that is
+forbidden, or that writes without a complete approval (who, when, why).
+
+JSON is kept as canonical text (sorted keys, ASCII only), never as a native JSON type: what is
+hashed (releases, the audit chain) is then byte for byte what is stored, on both databases.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    false,
+    text,
+    true,
+)
+from sqlalchemy.types import TypeDecorator
+
+__all__ = [
+    "ALEMBIC_VERSION_TABLE",
+    "HASH_LENGTH",
+    "SCHEMA_HEAD",
+    "UTCDateTime",
+    "audit_events",
+    "call_records",
+    "metadata",
+    "published_tools",
+    "releases",
+    "secrets",
+    "servers",
+    "sessions",
+    "store_head",
+    "tool_states",
+]
+
+# Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
+ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
+# The newest migration's revision; a test checks that Alembic agrees.
+SCHEMA_HEAD = "0001"
+HASH_LENGTH = 71  # "sha256:" + 64 hex digits
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A moment in UTC: stored naive-UTC on SQLite (which has no zones), ``timestamptz`` elsewhere;
+    always read back as an aware UTC datetime."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("UTCDateTime needs an aware datetime")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _boolean(name: str) -> CheckConstraint:
+    # `false`/`true` are 0/1 in SQLite (>= 3.23) and booleans in PostgreSQL.
+    return CheckConstraint(f"{name} IN (false, true)", name=f"{name}_is_boolean")
+
+
+def _nonempty(column: str) -> str:
+    return f"{column} IS NOT NULL AND length(trim({column})) > 0"
+
+
+servers = Table(
+    "servers",
+    metadata,
+    Column("alias", String(64), primary_key=True),
+    Column("enabled", Boolean, nullable=False, server_default=true()),
+    Column("era", String(32), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("changed_at", UTCDateTime, nullable=True),
+    Column("changed_by", Text, nullable=True),
+    _boolean("enabled"),
+)
+
+published_tools = Table(
+    "published_tools",
+    metadata,
+    Column("alias", String(64), ForeignKey("servers.alias", ondelete="CASCADE"), primary_key=True),
+    Column("name", String(128), primary_key=True),
+    Column("definition", Text, nullable=False),
+    Column("definition_hash", String(HASH_LENGTH), nullable=False),
+    Column("verdict", String(8), nullable=False),
+    Column("score", Float, nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("first_seen", UTCDateTime, nullable=False),
+    Column("last_seen", UTCDateTime, nullable=False),
+    CheckConstraint("verdict IN ('pass', 'drop')", name="verdict_is_known"),
+)
+
+tool_states = Table(
+    "tool_states",
+    metadata,
+    Column("alias", String(64), ForeignKey("servers.alias", ondelete="CASCADE"), primary_key=True),
+    Column("name", String(128), primary_key=True),
+    Column("action", String(128), nullable=True),
+    Column("effect", String(8), nullable=False, server_default=text("'write'")),
+    Column("enabled", Boolean, nullable=False, server_default=false()),
+    # The configuration's last `enabled` value: config enables on a change to true only, so a
+    # later `toolpool disable` is not undone by the next sync.
+    Column("config_enabled", Boolean, nullable=False, server_default=false()),
+    Column("approved_hash", String(HASH_LENGTH), nullable=True),
+    Column("approved_definition", Text, nullable=True),
+    Column("pinned_by", Text, nullable=True),
+    Column("pinned_at", UTCDateTime, nullable=True),
+    Column("write_approved_by", Text, nullable=True),
+    Column("write_approved_at", UTCDateTime, nullable=True),
+    Column("write_approved_reason", Text, nullable=True),
+    Column("changed_at", UTCDateTime, nullable=True),
+    Column("changed_by", Text, nullable=True),
+    _boolean("enabled"),
+    _boolean("config_enabled"),
+    # R9, in the database: every other state is impossible, whoever writes the SQL.
+    CheckConstraint("effect IN ('read', 'write')", name="effect_is_read_or_write"),
+    CheckConstraint("NOT enabled OR action IS NOT NULL", name="forbidden_is_never_enabled"),
+    CheckConstraint(
+        "NOT enabled OR effect = 'read' OR ("
+        + " AND ".join(
+            [
+                _nonempty("write_approved_by"),
+                "write_approved_at IS NOT NULL",
+                _nonempty("write_approved_reason"),
+            ]
+        )
+        + ")",
+        name="write_needs_approval",
+    ),
+)
+
+releases = Table(
+    "releases",
+    metadata,
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("actor", Text, nullable=False),
+    Column("change", Text, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("content_hash", String(HASH_LENGTH), nullable=False),
+    CheckConstraint("number >= 1", name="number_is_positive"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("principal", Text, nullable=False),
+    Column("release", Integer, ForeignKey("releases.number"), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+secrets = Table(
+    "secrets",
+    metadata,
+    Column("name", String(128), primary_key=True),
+    Column("token", Text, nullable=False),  # a Fernet token: never the value itself
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("changed_at", UTCDateTime, nullable=False),
+    Column("changed_by", Text, nullable=False),
+)
+
+audit_events = Table(
+    "audit_events",
+    metadata,
+    # Assigned by the store as head.last_id + 1 under the write lock: contiguous, never reused.
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("at", UTCDateTime, nullable=False),
+    Column("actor", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("resource", Text, nullable=False),
+    Column("detail", Text, nullable=False),
+    Column("prev_hash", String(HASH_LENGTH), nullable=False),
+    Column("hash", String(HASH_LENGTH), nullable=False),
+)
+
+# One row: the audit chain's head (the anchor that makes deleting the last rows visible), the
+# secrets' version (for the redaction cache), and the lock every management write takes first.
+store_head = Table(
+    "store_head",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("audit_last_id", Integer, nullable=False),
+    Column("audit_last_hash", String(HASH_LENGTH), nullable=False),
+    Column("secrets_version", Integer, nullable=False),
+    CheckConstraint("id = 1", name="single_row"),
+)
+
+call_records = Table(
+    "call_records",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", UTCDateTime, nullable=False),
+    Column("session_id", Text, nullable=True),
+    Column("principal", Text, nullable=True),
+    Column("alias", Text, nullable=False),
+    Column("tool", Text, nullable=False),
+    Column("code", Text, nullable=False),
+    Column("duration_ms", Float, nullable=False),
+    Column("bytes_in", Integer, nullable=False),
+    Column("bytes_out", Integer, nullable=False),
+    Column("snapshot_version", Integer, nullable=True),
+    Column("release", Integer, nullable=True),
+)
+Index(None, call_records.c.alias, call_records.c.tool)

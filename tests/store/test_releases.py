@@ -1,0 +1,90 @@
+"""Releases and sessions (R15): every management change is a numbered, hashed release."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+
+import pytest
+
+from toolpool.errors import UsageError
+from toolpool.store import Store
+
+from .helpers import imported, published, read, write
+
+
+@pytest.fixture
+def demo(store: Store) -> Store:
+    store.record_import("demo", [imported("lookup"), imported("send")], actor="ana")
+    store.sync_policy("demo", {"lookup": read("demo.lookup"), "send": write("demo.send")})
+    return store
+
+
+def test_a_new_store_has_release_one_with_nothing_enabled(store: Store) -> None:
+    first = store.current_release()
+    assert first.number == 1 and store.version == 1
+    assert first.content == {"tools": {}, "disabled_servers": []}
+
+
+def test_r15_every_management_change_makes_the_next_release(demo: Store) -> None:
+    tool = published("lookup")
+    changes: list[Callable[[], None]] = [
+        lambda: demo.enable("demo", "lookup", "ana"),
+        lambda: demo.approve_write("demo", "send", "bo", "reports", "ana"),
+        lambda: demo.disable("demo", "send", "ana"),
+        lambda: demo.set_server_enabled("demo", False, "ana"),
+        lambda: demo.approve_pin("demo", "lookup", tool.definition(), tool.definition_hash(), "ana"),
+        lambda: demo.record_import("demo", [imported("lookup", "New words.")], "ana"),
+        lambda: demo.sync_policy("demo", {"lookup": read("demo.lookup2"), "send": write("demo.send")}),
+    ]
+    for change in changes:
+        before = demo.current_release().number
+        change()
+        assert demo.current_release().number == before + 1
+
+
+def test_r15_a_release_holds_every_enabled_tool_and_the_disabled_servers(demo: Store) -> None:
+    demo.enable("demo", "lookup", "ana")
+    demo.approve_write("demo", "send", "bo", "reports", "ana")
+    demo.set_server_enabled("other", False, "ana")
+    release = demo.current_release()
+    assert release.content == {
+        "tools": {
+            "demo/lookup": {"action": "demo.lookup", "effect": "read", "approved_hash": None},
+            "demo/send": {"action": "demo.send", "effect": "write", "approved_hash": None},
+        },
+        "disabled_servers": ["other"],
+    }
+    assert release.actor == "ana" and release.change == "server.disable other"
+    canonical = json.dumps(release.content, sort_keys=True, separators=(",", ":"))
+    assert release.content_hash == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def test_r15_an_old_release_stays_as_it_was(demo: Store) -> None:
+    demo.enable("demo", "lookup", "ana")
+    old = demo.current_release()
+    demo.disable("demo", "lookup", "ana")
+    assert demo.release(old.number) == old
+    assert old.includes("demo", "lookup") and not demo.current_release().includes("demo", "lookup")
+
+
+def test_an_unknown_release_is_a_usage_error(store: Store) -> None:
+    with pytest.raises(UsageError, match="no release 99"):
+        store.release(99)
+
+
+def test_r15_a_session_keeps_the_release_it_started_with(demo: Store, store_url: str) -> None:
+    session_id, number = demo.open_session("ana")
+    assert number == demo.current_release().number
+    demo.enable("demo", "lookup", "ana")
+    later_id, later = demo.open_session("bo")
+    assert later == number + 1 and later_id != session_id
+    with Store.open(store_url) as resumed:
+        assert resumed.session_release(session_id) == number
+        assert resumed.session_release(later_id) == later
+    assert not demo.release(number).includes("demo", "lookup")
+
+
+def test_an_unknown_session_has_no_release(store: Store) -> None:
+    assert store.session_release("nope") is None
