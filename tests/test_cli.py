@@ -40,15 +40,25 @@ def test_help_explains_the_commands() -> None:
         assert command in result.stdout
 
 
-def test_demo_runs_every_step_as_expected() -> None:
+def test_demo_tells_the_whole_story_and_every_step_behaves() -> None:
     result = toolpool("demo", "--json")
     assert result.returncode == 0, result.stderr
-    steps = json.loads(result.stdout)
-    assert len(steps) >= 10
-    assert all(step["code"] == step["expected"] for step in steps)
-    assert {"unknown_tool", "denied", "invalid_arguments", "mcp_timeout", "refused"} <= {
-        s["code"] for s in steps
-    }
+    report = json.loads(result.stdout)
+    steps = {step["step"]: step for step in report["steps"]}
+    assert report["ok"] is True
+    assert all(step["code"] == step["expected"] for step in steps.values())
+    codes = [step["code"] for step in report["steps"]]
+    for code in ("unknown_tool", "denied", "invalid_arguments", "mcp_remote_error", "mcp_timeout", "refused"):
+        assert code in codes
+    assert steps["call alpha's lookup in the reply that connected it (gate 1)"]["code"] == "unknown_tool"
+    assert steps["call alpha's lookup in the next request"]["text"].count("alpha:v1") == 1
+    assert steps["the Subagent was shown no MCP or management tool (R16)"]["code"] == "no_tools"
+    requests = [entry for entry in report["transcript"] if entry["kind"] == "request"]
+    lead = [entry for entry in requests if entry["agent"] == "lead"]
+    assert "mcp__demo_alpha__lookup" not in lead[0]["tools"]
+    assert "mcp__demo_alpha__lookup" in lead[1]["tools"]
+    assert all(entry["tools"] == [] for entry in requests if entry["agent"].startswith("subagent"))
+    assert any(event["action"] == "call" for event in report["audit"])
 
 
 def test_tools_lists_the_policy_with_states(example: Path) -> None:

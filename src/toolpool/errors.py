@@ -17,7 +17,11 @@ Blame is split three ways, because each needs a different reaction::
         ├── UpstreamTimeout         a request ran past its timeout
         ├── UpstreamConnectionLost  the process exited or the transport broke
         ├── UpstreamRemoteError     the server answered with an error
-        └── UpstreamProtocolError   the server sent something that is not valid MCP
+        ├── UpstreamProtocolError   the server sent something that is not valid MCP
+        └── ModelError              the model provider failed (after its retries)
+            ├── ModelUnavailable    network down, 5xx or 429 after retries, a reply we cannot read
+            ├── ModelTimeout        the provider did not answer in time
+            └── ModelRejected       the provider refused the request (4xx: bad key, bad model)
 
 Upstream errors carry the server's own text only in ``detail``, which is for the audit log
 (after redaction) and never for a model; ``str()`` of every exception here is local text.
@@ -44,6 +48,10 @@ __all__ = [
     "ConfigError",
     "ConnectionRefused",
     "MissingSecret",
+    "ModelError",
+    "ModelRejected",
+    "ModelTimeout",
+    "ModelUnavailable",
     "PolicyRefusal",
     "PoolClosed",
     "SandboxUnavailable",
@@ -199,3 +207,26 @@ class UpstreamProtocolError(UpstreamError):
     """The server sent something that is not valid MCP (a malformed result or page)."""
 
     envelope_code = MCP_REMOTE_ERROR
+
+
+class ModelError(UpstreamError):
+    """The model provider failed. ``alias`` is the model's name (``openai:gpt-4.1``);
+    ``detail`` keeps the provider's own words for logs, never for another model."""
+
+
+class ModelUnavailable(ModelError):
+    """The provider could not be reached, kept failing (5xx, 429) after the retries, or sent a
+    reply that cannot be read."""
+
+
+class ModelTimeout(ModelError):
+    """The provider did not answer within the request timeout (after the retries)."""
+
+
+class ModelRejected(ModelError):
+    """The provider refused the request itself (4xx other than 429): a bad key, an unknown
+    model, a malformed request. Retrying does not help."""
+
+    def __init__(self, alias: str, message: str, *, status: int, detail: str = "") -> None:
+        self.status = status
+        super().__init__(alias, message, detail=detail)

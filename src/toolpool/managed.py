@@ -32,6 +32,10 @@ __all__ = ["ConfigFirstPins", "Management", "Recorder", "StoreEnablement"]
 # Enough to absorb a burst of calls; when full, the entry is written at once: none is dropped.
 _QUEUE = 10_000
 _BATCH = 512
+# How long the writer gathers entries after the first one: calls come back to back, and one
+# transaction for a few dozen costs about what one for a single entry does. A crash can lose
+# at most this window; closing the pool writes everything.
+_LINGER_S = 0.02
 # Bound on flushing what is left when the pool closes.
 _FLUSH_S = 15.0
 
@@ -77,6 +81,7 @@ class Recorder:
         self._receive: MemoryObjectReceiveStream[AuditEntry | CallRecord]
         self._send, self._receive = anyio.create_memory_object_stream[AuditEntry | CallRecord](_QUEUE)
         self._done = anyio.Event()
+        self._closing = anyio.Event()
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
@@ -84,6 +89,8 @@ class Recorder:
             async with self._receive:
                 async for first in self._receive:
                     batch = [first]
+                    with anyio.move_on_after(_LINGER_S):
+                        await self._closing.wait()
                     while len(batch) < _BATCH:
                         try:
                             batch.append(self._receive.receive_nowait())
@@ -101,6 +108,7 @@ class Recorder:
 
     async def aclose(self) -> None:
         """Stop taking entries and wait (bounded) until every queued one is written."""
+        self._closing.set()
         self._send.close()
         with anyio.move_on_after(_FLUSH_S, shield=True):
             await self._done.wait()

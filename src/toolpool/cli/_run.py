@@ -31,30 +31,56 @@ __all__ = ["call", "demo"]
 
 @app.command()
 def demo(as_json: AsJson = False) -> None:
-    """Walk through the pool's rules on the demo servers (real subprocesses, nothing to set up)."""
-    from toolpool.demo._walkthrough import walkthrough
+    """The whole story on the demo servers: a scripted Lead connects, calls, is refused, delegates
+    (real subprocess servers, nothing to set up). Exits 1 if any step does not behave."""
+    from toolpool.agent import AnswerEntry, Entry, RequestEntry
+    from toolpool.demo._walkthrough import DemoReport, DemoStep, requests_summary, walkthrough
 
-    async def walk() -> list[Any]:
-        steps = []
-        with out.status("starting", spinner="dots") as status:
-            async for step in walkthrough(on_progress=lambda text: status.update(text)):
-                steps.append(step)
-                if not as_json:
-                    mark = "[green]✓[/]" if step.as_expected else "[red]✗[/]"
-                    out.print(
-                        f"{mark} {step.title}: [bold]{step.code}[/]  {clip(step.text)}", highlight=False
-                    )
-        return steps
+    def show_step(step: DemoStep) -> None:
+        if not as_json:
+            mark = "[green]✓[/]" if step.as_expected else f"[red]✗ expected {step.expected}[/]"
+            out.print(f"    {mark} {step.title}: [bold]{step.code}[/]  {clip(step.text)}", highlight=False)
 
-    steps = run(walk)
+    def show_entry(entry: Entry) -> None:
+        if as_json:
+            return
+        if isinstance(entry, RequestEntry):
+            out.print(f"[dim]{requests_summary(entry)}[/]", highlight=False)
+            out.print(f"[dim]  shown: {clip(', '.join(entry.tools) or 'no tools', 160)}[/]", highlight=False)
+        elif isinstance(entry, AnswerEntry):
+            out.print(f"[bold]{entry.agent} answers:[/] {clip(entry.text, 160)}", highlight=False)
+
+    async def walk() -> DemoReport:
+        with err.status("starting the demo servers", spinner="dots"):
+            return await walkthrough(on_step=show_step, on_entry=show_entry)
+
+    report = run(walk)
     if as_json:
-        print_json([{"step": s.title, "expected": s.expected, "code": s.code, "text": s.text} for s in steps])
-    failed = [step for step in steps if not step.as_expected]
+        print_json(
+            {
+                "ok": report.as_expected,
+                "steps": [
+                    {"step": s.title, "expected": s.expected, "code": s.code, "text": s.text}
+                    for s in report.steps
+                ],
+                "answer": report.answer,
+                "transcript": report.transcript,
+                "audit": report.audit,
+            }
+        )
+    else:
+        out.print(f"\n[bold]audit trail[/] ({len(report.audit)} events):", highlight=False)
+        for event in report.audit[-12:]:
+            out.print(
+                f"  #{event['id']:<3} {event['actor']:<10} {event['action']:<18} {clip(event['resource'], 50)}",
+                highlight=False,
+            )
+    failed = [step for step in report.steps if not step.as_expected]
     if failed:
         fail(f"{len(failed)} demo step(s) did not behave as expected")
     if not as_json:
         out.print(
-            f"\n{len(steps)} steps, all as expected. Every demo server process has been stopped and reaped."
+            f"\n{len(report.steps)} steps, all as expected. Every demo server process has been stopped and reaped."
         )
 
 

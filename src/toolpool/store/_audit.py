@@ -22,7 +22,7 @@ detect that too, keep ``AuditCheck.head_hash`` somewhere else and compare it lat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -33,7 +33,7 @@ from toolpool.store._codec import canonical, digest, storable, timestamp
 from toolpool.store._tables import audit_events, store_head
 from toolpool.store._values import AuditCheck, AuditEvent
 
-__all__ = ["GENESIS", "Head", "append", "events", "verify"]
+__all__ = ["GENESIS", "Head", "append", "append_many", "events", "verify"]
 
 GENESIS = "sha256:" + "0" * 64
 Problem = Literal["edited", "inserted", "deleted"]
@@ -65,26 +65,46 @@ def append(
 ) -> None:
     """Append one event; ``head`` must be locked by this transaction. ``detail`` is already
     plain JSON data with every secret redacted."""
-    actor, action, resource = storable(actor), storable(action), storable(resource)
-    detail_text = canonical(detail)
-    row_id = head.audit_last_id + 1
-    row_hash = chain_hash(head.audit_last_hash, at, actor, action, resource, detail_text)
-    connection.execute(
-        audit_events.insert().values(
-            id=row_id,
-            at=at,
-            actor=actor,
-            action=action,
-            resource=resource,
-            detail=detail_text,
-            prev_hash=head.audit_last_hash,
-            hash=row_hash,
+    append_many(connection, head, at, [(actor, action, resource, detail)])
+
+
+def append_many(
+    connection: Connection,
+    head: Head,
+    at: datetime,
+    entries: Sequence[tuple[str, str, str, Mapping[str, Any]]],
+) -> None:
+    """Append events (actor, action, resource, redacted plain detail) in order with one
+    insert and one head update: a batch of calls costs about what one event does."""
+    rows = []
+    last_id, last_hash = head.audit_last_id, head.audit_last_hash
+    for actor, action, resource, detail in entries:
+        actor, action, resource = storable(actor), storable(action), storable(resource)
+        detail_text = canonical(detail)
+        row_hash = chain_hash(last_hash, at, actor, action, resource, detail_text)
+        last_id += 1
+        rows.append(
+            {
+                "id": last_id,
+                "at": at,
+                "actor": actor,
+                "action": action,
+                "resource": resource,
+                "detail": detail_text,
+                "prev_hash": last_hash,
+                "hash": row_hash,
+            }
         )
-    )
+        last_hash = row_hash
+    if not rows:
+        return
+    connection.execute(audit_events.insert(), rows)
     connection.execute(
-        update(store_head).where(store_head.c.id == 1).values(audit_last_id=row_id, audit_last_hash=row_hash)
+        update(store_head)
+        .where(store_head.c.id == 1)
+        .values(audit_last_id=last_id, audit_last_hash=last_hash)
     )
-    head.audit_last_id, head.audit_last_hash = row_id, row_hash
+    head.audit_last_id, head.audit_last_hash = last_id, last_hash
 
 
 def events(connection: Connection, limit: int | None, after_id: int | None) -> list[AuditEvent]:

@@ -553,8 +553,21 @@ class Store:
                     connection.execute(insert(call_records), rows)
             return
         with self._write() as tx:
-            for event in events:
-                self._append(tx, event.actor, event.action, event.resource, event.detail)
+            redact = self._redactor_for(tx)
+            _audit.append_many(
+                tx.connection,
+                tx.head,
+                tx.at,
+                [
+                    (
+                        redact(event.actor),
+                        event.action,
+                        redact(event.resource),
+                        redact_data(plain(event.detail), redact),
+                    )
+                    for event in events
+                ],
+            )
             if rows:
                 tx.connection.execute(insert(call_records), rows)
 
