@@ -31,6 +31,7 @@ from toolpool.cli._common import (
 )
 from toolpool.config import Config
 from toolpool.errors import ConnectionRefused
+from toolpool.importing import import_alias
 from toolpool.pool import Pool
 from toolpool.store import ImportedTool, Store, ToolState
 
@@ -51,26 +52,8 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
         with open_store(loaded) as store:
             async with Pool(loaded, store=store, secret_key=secret_key(loaded)) as pool:
                 with err.status(f"connecting {alias} and reading its tools", spinner="dots"):
-                    published, admission = await pool.inspect(alias)
-            changed = {name for name, _ in admission.quarantined}
-            imported = []
-            for tool in published:
-                verdict = admission.verdicts.get(tool.name)
-                imported.append(
-                    ImportedTool(
-                        name=tool.name,
-                        definition=tool.definition(),
-                        definition_hash=tool.definition_hash(),
-                        verdict="drop" if verdict is not None and verdict.drop else "pass",
-                        score=0.0 if verdict is None else verdict.score,
-                        reasons=() if verdict is None else verdict.reasons,
-                    )
-                )
-            store.record_import(alias, imported, actor())
-            for tool in published:
-                if tool.name not in changed and store.pin_of(alias, tool.name) is None:
-                    store.approve_pin(alias, tool.name, tool.definition(), tool.definition_hash(), actor())
-            return _import_rows(loaded, alias, store, imported, changed)
+                    result = await import_alias(pool, store, alias, actor())
+            return _import_rows(loaded, alias, store, list(result.tools), set(result.changed))
 
     try:
         rows = run(inspect_and_record)
