@@ -84,6 +84,8 @@ class Pool:
             ``RuleScreener`` at the config's ``screen_threshold``.
         pins: approved definitions (R7) instead of the store's.
         on_event: receives ``PoolEvent``s (connected, refused, lost, tool changed, ...).
+        on_call: receives each call's ``CallRecord`` as it is queued for the store (with a
+            store only); it runs on the caller's task and must not block or raise.
         resolver: resolves remote servers' host names once per connect, for the SSRF guard.
         clock: the wall-clock time tickets are checked against.
         monotonic: seconds for circuit-breaker cooldowns.
@@ -100,6 +102,7 @@ class Pool:
         screener: Screener | None = None,
         pins: Pins | None = None,
         on_event: EventSink | None = None,
+        on_call: Callable[[CallRecord], None] | None = None,
         resolver: Resolver | None = None,
         clock: Callable[[], datetime] = _utcnow,
         monotonic: Callable[[], float] = time.monotonic,
@@ -112,6 +115,7 @@ class Pool:
         self._screener = screener if screener is not None else RuleScreener(config.pool.screen_threshold)
         self._pins: Pins = pins if pins is not None else MemoryPins(_configured_pins(config))
         self._on_event = on_event
+        self._on_call = on_call
         self._resolver = resolver if resolver is not None else SystemResolver()
         self._clock = clock
         self._monotonic = monotonic
@@ -376,6 +380,8 @@ class Pool:
         )
         recorder = self._management.recorder
         recorder.call(record)
+        if self._on_call is not None:
+            self._on_call(record)
         detail = {
             "code": envelope.code,
             "session": session.id,

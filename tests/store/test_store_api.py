@@ -29,6 +29,7 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "SecretKey",
         "Store",
         "StoredPin",
+        "TokenHolder",
         "ToolState",
     ]
 

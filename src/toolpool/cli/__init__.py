@@ -7,13 +7,14 @@ one place (with the service) that may read the host environment.
 
 from __future__ import annotations
 
-from toolpool.cli import _agent, _keeping, _manage, _run, _screen
+from toolpool.cli import _agent, _keeping, _manage, _run, _screen, _serve, _tokens
 from toolpool.cli._common import app, fail
 from toolpool.errors import ToolpoolError
 
 __all__ = ["app", "main"]
 
-_COMMANDS = (_agent, _keeping, _manage, _run, _screen)  # importing them registers their commands on `app`
+# Importing them registers their commands on `app`.
+_COMMANDS = (_agent, _keeping, _manage, _run, _screen, _serve, _tokens)
 
 
 def main() -> None:

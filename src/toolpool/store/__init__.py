@@ -17,6 +17,7 @@ the database, not only Python. Gate 3 of the call pipeline is ``Store.is_enabled
 
 from toolpool.store._crypto import SecretKey
 from toolpool.store._store import Store
+from toolpool.store._tokens import TokenHolder
 from toolpool.store._values import (
     AuditCheck,
     AuditEntry,
@@ -40,5 +41,6 @@ __all__ = [
     "SecretKey",
     "Store",
     "StoredPin",
+    "TokenHolder",
     "ToolState",
 ]

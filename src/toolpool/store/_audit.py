@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Row, select, update
+from sqlalchemy import Connection, Row, func, select, update
 
 from toolpool.store._codec import canonical, digest, storable, timestamp
 from toolpool.store._tables import audit_events, store_head
@@ -105,6 +105,11 @@ def append_many(
         .values(audit_last_id=last_id, audit_last_hash=last_hash)
     )
     head.audit_last_id, head.audit_last_hash = last_id, last_hash
+
+
+def last_id(connection: Connection) -> int:
+    """The id of the newest event; 0 for an empty log."""
+    return int(connection.execute(select(func.max(audit_events.c.id))).scalar_one() or 0)
 
 
 def events(connection: Connection, limit: int | None, after_id: int | None) -> list[AuditEvent]:

@@ -23,8 +23,9 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlch
 
 from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN, ToolPolicy
 from toolpool.errors import PolicyRefusal, UsageError
-from toolpool.store import _audit
+from toolpool.store import _audit, _tokens
 from toolpool.store._audit import Head
+from toolpool.store._calls_read import call_page, published_definition
 from toolpool.store._codec import canonical, digest, now, plain, storable
 from toolpool.store._crypto import Redactor, SecretKey, redact_data
 from toolpool.store._engine import READ_ONLY, connect_engine, migrate, parse_url
@@ -43,6 +44,7 @@ from toolpool.store._tables import (
     store_head,
     tool_states,
 )
+from toolpool.store._tokens import TokenHolder
 from toolpool.store._values import (
     AuditCheck,
     AuditEntry,
@@ -532,6 +534,12 @@ class Store:
         with self._read() as connection:
             return _audit.events(connection, limit, after_id)
 
+    def last_audit_id(self) -> int:
+        """The id of the newest audit event (0 when there is none): where a reader that wants
+        only what comes next starts."""
+        with self._read() as connection:
+            return _audit.last_id(connection)
+
     def verify_audit(self) -> AuditCheck:
         """Walk the chain and its head; report the first edited, inserted or deleted event."""
         with self._read(snapshot=True) as connection:
@@ -575,6 +583,51 @@ class Store:
         """Per (alias, tool): calls, Envelope codes, p50 and p95 latency (since ``since``)."""
         with self._read() as connection:
             return call_stats(connection, since)
+
+    def call_records(
+        self, after_id: int | None = None, limit: int | None = None
+    ) -> list[tuple[int, CallRecord]]:
+        """Call records in id order, after ``after_id``, at most ``limit``: ``(id, record)``."""
+        with self._read() as connection:
+            return call_page(connection, after_id, limit)
+
+    def published_definition(self, alias: str, name: str) -> dict[str, Any] | None:
+        """The definition the latest import stored for a tool, or None if it was never imported."""
+        with self._read() as connection:
+            return published_definition(connection, alias, name)
+
+    # -- bearer tokens (toolpool.store._tokens) --------------------------------------------
+
+    def add_token(self, name: str, actions: Sequence[str], resources: Sequence[str], actor: str) -> str:
+        """Make a bearer token granting ``actions`` on ``resources``; returns it (only its hash is kept).
+
+        Raises:
+            UsageError: a bad name or glob, no action, or a token of that name exists.
+        """
+        with self._write() as tx:
+            token, grants = _tokens.insert_token(tx.connection, name, actions, resources, tx.at, actor)
+            self._append(tx, actor, "token.add", name, grants)
+        return token
+
+    def token_holder(self, token: str) -> TokenHolder | None:
+        """Who ``token`` stands for, looked up by its hash; None if unknown or revoked."""
+        with self._read() as connection:
+            return _tokens.holder_of(connection, token)
+
+    def tokens(self) -> list[TokenHolder]:
+        """Every token's name and grants, by name (never a token or a hash)."""
+        with self._read() as connection:
+            return _tokens.all_tokens(connection)
+
+    def revoke_token(self, name: str, actor: str) -> None:
+        """Revoke a token at once: the next request that presents it is refused.
+
+        Raises:
+            UsageError: there is no such token.
+        """
+        with self._write() as tx:
+            _tokens.delete_token(tx.connection, name)
+            self._append(tx, actor, "token.revoke", name, {})
 
     # -- era memory ------------------------------------------------------------------------
 

@@ -47,13 +47,14 @@ __all__ = [
     "servers",
     "sessions",
     "store_head",
+    "tokens",
     "tool_states",
 ]
 
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0001"
+SCHEMA_HEAD = "0002"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 
 metadata = MetaData(
@@ -238,3 +239,16 @@ call_records = Table(
     Column("release", Integer, nullable=True),
 )
 Index(None, call_records.c.alias, call_records.c.tool)
+
+# Bearer tokens for `toolpool serve --http`: only the sha256 of each token is kept; the token
+# itself is shown once, when it is made. Grants are canonical JSON lists of globs.
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("token_hash", String(HASH_LENGTH), nullable=False, unique=True),
+    Column("actions", Text, nullable=False),
+    Column("resources", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("created_by", Text, nullable=False),
+)

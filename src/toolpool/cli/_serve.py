@@ -1,0 +1,181 @@
+"""``toolpool serve``: toolpool as an MCP server, on stdio or streamable HTTP.
+
+Over HTTP, an admin token (``$TOOLPOOL_ADMIN_TOKEN`` or ``--admin-token-file``) adds the
+admin API (``/admin``) and the web UI (``/ui``) on the same port; without one the service
+is MCP only. The token is never taken from the command line, where ``ps`` would show it.
+
+The process owns its signals here: the first SIGINT or SIGTERM stops serving gracefully, then
+the gateway closes (every upstream child reaped, the store closed); a second one, or one that
+arrives before serving started, cancels at once (closing is shielded and bounded, so children
+are still reaped).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import typer
+
+from toolpool.cli._common import DEFAULT_CONFIG, ConfigPath, actor, app, fail, load, run, secret_key
+from toolpool.config import Config
+from toolpool.serve import (
+    HTTP_PATH,
+    AdminPlane,
+    EventHub,
+    Gateway,
+    HttpAddress,
+    call_event,
+    listen,
+    serve_http,
+    serve_stdio,
+)
+from toolpool.tickets import Ticket
+
+__all__ = ["ADMIN_TOKEN_ENV", "serve"]
+
+ADMIN_TOKEN_ENV = "TOOLPOOL_ADMIN_TOKEN"  # noqa: S105 - the name of a variable, not a token
+_MIN_ADMIN_TOKEN = 16  # a guessable token would open the whole management plane
+
+
+@app.command()
+def serve(
+    stdio: Annotated[bool, typer.Option("--stdio", help="Serve one MCP client on stdin/stdout.")] = False,
+    http: Annotated[
+        str | None,
+        typer.Option(
+            "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp (port 0: any free port)."
+        ),
+    ] = None,
+    allow: Annotated[
+        list[str] | None,
+        typer.Option("--allow", metavar="GLOB", help="--stdio: an action the client may use (default: all)."),
+    ] = None,
+    admin_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--admin-token-file",
+            metavar="PATH",
+            help=f"--http: serve the admin API (/admin) and web UI (/ui) for the token in this file "
+            f"(or set ${ADMIN_TOKEN_ENV}).",
+        ),
+    ] = None,
+    config: ConfigPath = DEFAULT_CONFIG,
+) -> None:
+    """Serve the guarded pool to MCP clients: --stdio for one client on stdin/stdout, or
+    --http HOST:PORT for clients with a bearer token (toolpool tokens add), with the admin
+    API and web UI beside it when an admin token is given."""
+    if stdio == (http is not None):
+        fail("choose one of --stdio and --http HOST:PORT")
+    if http is not None and allow:
+        fail("--allow applies to --stdio; over HTTP each client's token says what it may use")
+    if stdio and admin_token_file is not None:
+        fail("the admin API and web UI are served over --http only")
+    admin_token = _admin_token(admin_token_file) if http is not None else None
+    loaded = load(config)
+    if stdio:
+        ticket = Ticket.allow(*(allow or ["*"]), principal=actor())
+
+        async def on_stdio(gateway: Gateway, stop: anyio.Event, _hub: EventHub) -> None:
+            _report(f"serving MCP on stdio for {ticket.principal} ({', '.join(ticket.actions)})")
+            await serve_stdio(gateway, ticket.principal, ticket, stop)
+
+        _serve(loaded, on_stdio)
+        return
+    assert http is not None
+    sock = listen(HttpAddress.parse(http))
+
+    async def on_http(gateway: Gateway, stop: anyio.Event, hub: EventHub) -> None:
+        admin = None if admin_token is None else AdminPlane(admin_token, hub)
+
+        def on_ready(url: str) -> None:
+            if admin is not None:
+                base = url.removesuffix(HTTP_PATH)
+                _report(f"admin API on {base}/admin, web UI on {base}/ui")
+            else:
+                _report(f"no admin token (${ADMIN_TOKEN_ENV} or --admin-token-file): MCP only")
+            _report(f"serving MCP on {url}")  # last: the line that says the service is up
+
+        await serve_http(gateway, sock, stop, on_ready, admin=admin)
+
+    with sock:
+        _serve(loaded, on_http)
+
+
+def _admin_token(path: Path | None) -> str | None:
+    """The operators' token: from the file if one is named, else from the environment."""
+    if path is None:
+        text, source = os.environ.get(ADMIN_TOKEN_ENV, "").strip(), f"${ADMIN_TOKEN_ENV}"
+        if not text:
+            return None
+    else:
+        try:
+            text, source = path.read_text(encoding="utf-8").strip(), str(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            fail(f"cannot read the admin token file {path}: {getattr(exc, 'strerror', None) or exc}")
+    if len(text) < _MIN_ADMIN_TOKEN:
+        fail(f"the admin token in {source} is shorter than {_MIN_ADMIN_TOKEN} characters")
+    return text
+
+
+def _serve(config: Config, body: Callable[[Gateway, anyio.Event, EventHub], Awaitable[None]]) -> None:
+    async def main() -> None:
+        hub = EventHub()
+        async with anyio.create_task_group() as tasks:
+            stopper = _Stopper(tasks.cancel_scope)
+            tasks.start_soon(stopper.watch)
+            gateway = Gateway(
+                config,
+                secret_key=secret_key(config),
+                on_report=_report,
+                on_call=lambda record: hub.publish(call_event(record)),
+            )
+            async with gateway:
+                stopper.phase = "serving"
+                try:
+                    await body(gateway, stopper.stop, hub)
+                finally:
+                    stopper.phase = "closing"
+            tasks.cancel_scope.cancel()
+
+    try:
+        run(main)
+    except BaseExceptionGroup as group:
+        raise _sole(group) from None
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested single-member groups (one clear line for the user)."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+class _Stopper:
+    """SIGINT/SIGTERM: before serving, cancel; while serving, stop gracefully (a second one
+    cancels); while closing, nothing more to do (closing is shielded and bounded). uvicorn
+    sees the signals too while it serves, and raises them again once it has stopped: they
+    arrive here while closing."""
+
+    def __init__(self, scope: anyio.CancelScope) -> None:
+        self.stop = anyio.Event()
+        self.phase = "starting"
+        self._scope = scope
+
+    async def watch(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                if self.phase == "starting" or (self.phase == "serving" and self.stop.is_set()):
+                    self._scope.cancel()
+                self.stop.set()
+
+
+def _report(line: str) -> None:
+    sys.stderr.write(f"toolpool: {line}\n")
+    sys.stderr.flush()

@@ -1,0 +1,154 @@
+"""Serving MCP over streamable HTTP at ``/mcp``, with bearer tokens, through the SDK's server side.
+
+Both protocol eras are served on the one path, by the SDK's ``StreamableHTTPSessionManager``
+(from ``Server.streamable_http_app``): a request whose ``MCP-Protocol-Version`` header names a
+2026-07-28 version is answered on its own (stateless: no handshake, no session); anything
+else takes the legacy route, a stateful session opened by ``initialize`` and named by
+``Mcp-Session-Id``. Legacy sessions get ``notifications/tools/list_changed`` on their GET
+stream; 2026-07-28 clients through ``subscriptions/listen``.
+
+In front of it all, ``BearerGate`` refuses any request without a valid token (401). Behind
+the gate, the SDK's transport checks ``Host`` and ``Origin`` against the address actually
+bound (the DNS-rebinding guard): for a listener on a specific address, only that host and
+port and their ``localhost``/``127.0.0.1`` forms pass. A wildcard listener (``0.0.0.0``,
+``::``) has no one host name to check; tokens guard it alone.
+
+The caller binds the socket first (``listen``), so port 0 works and the URL is known before
+serving starts; ``_service.serve_http`` serves this app (with the admin plane beside it).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp.server.context import ServerRequestContext
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
+from starlette.requests import Request
+from starlette.types import ASGIApp
+
+from toolpool.errors import UsageError
+from toolpool.serve._bearer import BearerGate, TokenUser, holder_ticket, view_key
+from toolpool.serve._front import build_server
+from toolpool.serve._gateway import IDLE_S, Gateway
+from toolpool.serve._views import ClientView
+from toolpool.store import TokenHolder
+
+__all__ = ["HTTP_PATH", "HttpAddress", "http_app", "listen", "rebinding_guard", "url_of"]
+
+HTTP_PATH = "/mcp"
+# A token lookup is one indexed read; a store that takes longer than this is treated as down.
+_LOOKUP_S = 10.0
+_WILDCARDS = ("0.0.0.0", "::")  # noqa: S104 - the names of wildcard addresses, not a bind
+
+
+@dataclass(frozen=True, slots=True)
+class HttpAddress:
+    """Where to listen: ``HOST:PORT`` (``[::1]:8080`` for IPv6); port 0 picks a free one."""
+
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, text: str) -> HttpAddress:
+        """Raises UsageError for anything but ``HOST:PORT`` with a port from 0 to 65535."""
+        host, colon, port = text.rpartition(":")
+        host = host.removeprefix("[").removesuffix("]")
+        if not colon or not host or not port.isdigit() or int(port) > 65535:
+            raise UsageError(f"not a listen address: {text!r} (use HOST:PORT, e.g. 127.0.0.1:8765)")
+        return cls(host, int(port))
+
+
+def listen(address: HttpAddress) -> socket.socket:
+    """A listening socket bound to ``address``.
+
+    Raises:
+        UsageError: the address cannot be bound (in use, not local, not permitted).
+    """
+    try:
+        info = socket.getaddrinfo(address.host, address.port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(info[0], socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {address.host}:{address.port}: {exc.strerror or exc}") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(info[4])
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {address.host}:{address.port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """The MCP endpoint a bound socket serves."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{HTTP_PATH}"
+
+
+def rebinding_guard(host: str, port: int) -> TransportSecuritySettings:
+    """Host and Origin values a request may carry for a listener on ``host:port``."""
+    if host in _WILDCARDS:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    names = {f"[{host}]" if ":" in host else host, "localhost"}
+    if _is_loopback(host):
+        names |= {"127.0.0.1", "[::1]"} if ":" in host else {"127.0.0.1"}
+    hosts = sorted(f"{name}:{port}" for name in names)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{value}" for value in hosts],
+    )
+
+
+class _HttpDoor:
+    """A request's client: its legacy session, or (2026-07-28, stateless) its token."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    def view(self, ctx: ServerRequestContext[Any]) -> ClientView:
+        request = ctx.request
+        user = request.scope.get("user") if isinstance(request, Request) else None
+        if not isinstance(request, Request) or not isinstance(user, TokenUser):
+            raise MCPError(INVALID_REQUEST, "the request carries no valid bearer token")
+        holder = user.holder
+        key = view_key(request.headers, holder)
+        follow = key is not None and key[0] == "token"  # a stateless client has no running session
+        return self._gateway.view(key, holder.principal, holder_ticket(holder), follow_release=follow)
+
+
+def http_app(gateway: Gateway, host: str, port: int) -> ASGIApp:
+    """The whole HTTP application: the bearer gate in front of the SDK's streamable HTTP app."""
+    server = build_server(gateway, _HttpDoor(gateway))
+    mcp_app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        transport_security=rebinding_guard(host, port),
+        host=host,
+        session_idle_timeout=IDLE_S,
+    )
+
+    async def lookup(token: str) -> TokenHolder | None:
+        try:
+            with anyio.fail_after(_LOOKUP_S):
+                return await anyio.to_thread.run_sync(
+                    gateway.store.token_holder, token, abandon_on_cancel=True
+                )
+        except TimeoutError as exc:
+            raise UsageError("the store did not answer in time") from exc
+
+    return BearerGate(mcp_app, lookup, gateway.views)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.partition("%")[0]).is_loopback
+    except ValueError:
+        return host == "localhost"

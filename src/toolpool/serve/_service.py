@@ -1,0 +1,241 @@
+"""The whole HTTP service on one port: MCP at ``/mcp``, the admin API at ``/admin``, the UI at ``/ui``.
+
+The planes stay apart: MCP clients authenticate with their bearer tokens (``BearerGate``) and
+only ever reach ``/mcp``; operators use the admin token, which the MCP side never accepts.
+Without an admin token the service is MCP only: ``/admin`` and ``/ui`` are paths like any
+other, behind the bearer gate (401 without a client token, 404 with one).
+
+Every path is guarded against DNS rebinding: ``/mcp`` by the SDK's transport check, the admin
+API and the UI by the same Host rule here (a page on another origin that rebinds its name to
+this listener must not reach the login form, nor a browser's open session).
+
+Live events: one ``EventHub`` per service. Each call record is published as it is made
+(``call_event``, pushed by the pool); management events (an enable from the CLI in another
+process, an import, a login, a connection lost) are read from the audit log by ``AuditTail``,
+so the stream shows what every process did, not just this one.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+import uvicorn
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolpool.errors import UsageError
+from toolpool.serve._admin import admin_app
+from toolpool.serve._admin_events import EventHub
+from toolpool.serve._gateway import Gateway
+from toolpool.serve._http import http_app, rebinding_guard, url_of
+from toolpool.serve._ui import ui_app
+from toolpool.store import AuditEvent, Store
+
+__all__ = ["ADMIN_PATH", "UI_PATH", "AdminPlane", "AuditTail", "audit_event", "serve_http", "service_app"]
+
+ADMIN_PATH = "/admin"
+UI_PATH = "/ui"
+AUDIT_EVENT = "audit"
+TAIL_S = 0.5  # how often the audit log is read for new events: the stream's latency at most
+_TAIL_PAGE = 200
+_READ_S = 10.0
+# On stop, the event streams end at once (the hub closes first); calls still in flight get
+# this long before uvicorn cancels them.
+_GRACEFUL_SHUTDOWN_S = 2
+_T = TypeVar("_T")
+_BAD_HOST = b'{"error": "invalid Host header"}'
+
+
+@dataclass(frozen=True, slots=True)
+class AdminPlane:
+    """What the admin API and the UI need: the operators' token and the hub of live events."""
+
+    token: str
+    events: EventHub
+
+    def __post_init__(self) -> None:
+        if not self.token.strip():
+            raise UsageError("the admin token is empty")
+
+
+def audit_event(event: AuditEvent) -> dict[str, Any]:
+    """The live event for one audit row: ``kind`` is ``"audit"``; ``action`` says what happened."""
+    return {
+        "kind": AUDIT_EVENT,
+        "id": event.id,
+        "at": event.at.isoformat(),
+        "actor": event.actor,
+        "action": event.action,
+        "resource": event.resource,
+        "detail": dict(event.detail),
+    }
+
+
+class AuditTail:
+    """Publishes every audit event written after it started, except calls (published as they
+    happen, with their own kind)."""
+
+    def __init__(self, store: Store, hub: EventHub, *, interval_s: float = TAIL_S) -> None:
+        self._store = store
+        self._hub = hub
+        self._interval_s = interval_s
+        self._after: int | None = None
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Follow the log until cancelled; a store that does not answer is retried next time."""
+        self._after = await self._read(self._store.last_audit_id)
+        task_status.started()
+        while True:
+            await anyio.sleep(self._interval_s)
+            await self.step()
+
+    async def step(self) -> None:
+        """Publish what was appended since the last step."""
+        while True:
+            try:
+                events = await self._read(partial(self._store.audit_events, _TAIL_PAGE, self._after))
+            except UsageError:
+                return
+            for event in events:
+                self._after = event.id
+                if event.action != "call":
+                    self._hub.publish(audit_event(event))
+            if len(events) < _TAIL_PAGE:
+                return
+
+    @staticmethod
+    async def _read(read: Callable[[], _T]) -> _T:
+        try:
+            with anyio.fail_after(_READ_S):
+                return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+        except TimeoutError as exc:
+            raise UsageError("the store did not answer in time") from exc
+
+
+def service_app(gateway: Gateway, host: str, port: int, admin: AdminPlane | None) -> ASGIApp:
+    """MCP for token holders; with ``admin``, the admin API and the UI beside it."""
+    mcp = http_app(gateway, host, port)
+    if admin is None:
+        return _Service(mcp, None, None, _allowed_hosts(host, port))
+    api = admin_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events)
+    ui = ui_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events)
+    return _Service(mcp, api, ui, _allowed_hosts(host, port))
+
+
+async def serve_http(
+    gateway: Gateway,
+    sock: socket.socket,
+    stop: anyio.Event,
+    on_ready: Callable[[str], None],
+    *,
+    admin: AdminPlane | None = None,
+) -> None:
+    """Serve ``gateway`` on the listening ``sock`` until ``stop`` is set (or SIGINT/SIGTERM),
+    then shut down gracefully: event streams end, calls in flight get a moment. ``on_ready``
+    gets the MCP URL first. With ``admin``, the admin API and the UI are served too, and the
+    hub gets every call and every management event until the service stops.
+
+    uvicorn handles SIGINT and SIGTERM itself while it serves, and raises the signal again
+    once it has stopped: run this where a signal receiver is installed (the CLI's), or that
+    signal's default action ends the process before the gateway reaps its children.
+    """
+    host, port = sock.getsockname()[:2]
+    config = uvicorn.Config(
+        service_app(gateway, host, port, admin),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S,
+    )
+    server = _Server(config, admin.events.close if admin is not None else (lambda: None))
+
+    async def stop_when_asked() -> None:
+        await stop.wait()
+        server.should_exit = True
+
+    async with anyio.create_task_group() as tasks:
+        if admin is not None:
+            await tasks.start(AuditTail(gateway.store, admin.events).run)
+        tasks.start_soon(stop_when_asked)
+        on_ready(url_of(sock))
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            if admin is not None:
+                admin.events.close()
+            tasks.cancel_scope.cancel()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, ending the event streams before it waits for open connections to finish."""
+
+    def __init__(self, config: uvicorn.Config, on_shutdown: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_shutdown = on_shutdown
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._on_shutdown()
+        await super().shutdown(sockets)
+
+
+def _allowed_hosts(host: str, port: int) -> frozenset[str] | None:
+    guard = rebinding_guard(host, port)
+    if not guard.enable_dns_rebinding_protection:
+        return None
+    return frozenset(guard.allowed_hosts)
+
+
+class _Service:
+    """Routes by path prefix; the lifespan belongs to the MCP app (the SDK's session manager)."""
+
+    def __init__(self, mcp: ASGIApp, api: ASGIApp | None, ui: ASGIApp | None, hosts: frozenset[str] | None):
+        self._mcp = mcp
+        self._api = api
+        self._ui = ui
+        self._hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._mcp(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        ui = self._ui is not None and _under(path, UI_PATH)
+        api = self._api is not None and _under(path, ADMIN_PATH)
+        if not (ui or api):
+            # MCP, and every other path: behind the bearer gate (no token, 401 and nothing
+            # else); the SDK checks Host and Origin itself
+            await self._mcp(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if self._hosts is not None and Headers(scope=scope).get("host", "") not in self._hosts:
+            await _answer(send, 421, _BAD_HOST)
+        elif ui:
+            assert self._ui is not None
+            await self._ui(_mounted(scope, UI_PATH), receive, send)
+        else:
+            assert self._api is not None
+            await self._api(scope, receive, send)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _mounted(scope: Scope, prefix: str) -> Scope:
+    """``scope`` as a Starlette ``Mount(prefix, ...)`` hands it to the mounted app."""
+    root_path = scope.get("root_path", "") + prefix
+    return {**scope, "root_path": root_path, "app_root_path": scope.get("app_root_path", root_path)}
+
+
+async def _answer(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,55 @@
+"""The Gateway in process, over real demo server processes: what it connects at start, how it
+reports an alias that cannot connect, and that closing it is idempotent and reaps everything."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.helpers import ALPHA_TOOLS, BETA_TOOLS, READ, demo_server, server_table, write_config
+from toolpool.serve import Gateway
+
+from .gateway_helpers import START_S, children_of, still_running
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_an_alias_that_cannot_connect_is_one_reported_line_and_the_others_are_served(
+    tmp_path: Path,
+) -> None:
+    broken = server_table(
+        "broken", {"x": {"action": "broken.x", **READ}}, transport="stdio", command=str(tmp_path / "missing")
+    )
+    idle = demo_server("idle", "beta", {name: {**p, "enabled": False} for name, p in BETA_TOOLS.items()})
+    config = write_config(tmp_path, demo_server("demo_alpha", "alpha", ALPHA_TOOLS), broken, idle)
+    reports: list[str] = []
+    with anyio.fail_after(START_S):
+        async with Gateway(config, on_report=reports.append) as gateway:
+            connected = gateway.pool.connected
+            listed = gateway.pool.snapshot().names
+    assert connected == ("demo_alpha",)  # `idle` has no enabled tool: not started at all
+    assert len(reports) == 1 and reports[0].startswith("broken: could not connect")
+    assert "\n" not in reports[0]
+    assert "mcp__demo_alpha__lookup" in listed
+
+
+async def test_closing_a_gateway_twice_is_harmless_and_every_upstream_child_is_reaped(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path,
+        demo_server("demo_alpha", "alpha", ALPHA_TOOLS),
+        demo_server("demo_beta", "beta", BETA_TOOLS),
+    )
+    before = children_of(os.getpid())
+    with anyio.fail_after(START_S):
+        gateway = Gateway(config)
+        async with gateway:
+            children = children_of(os.getpid()) - before
+            assert gateway.pool.connected == ("demo_alpha", "demo_beta")
+            await gateway.aclose()
+            await gateway.aclose()
+        await gateway.aclose()
+    assert still_running(children) == set()
+    assert gateway.pool.connected == ()
