@@ -153,6 +153,33 @@ async def test_a_2026_http_client_is_told_on_its_listen_stream_when_another_proc
     assert "mcp__demo_alpha__echo" not in after
 
 
+async def test_a_server_whose_first_tool_another_process_enables_is_connected_and_its_tool_served(
+    tmp_path: Path,
+) -> None:
+    config = copy_config(tmp_path)
+    text = config.read_text()
+    start, end = text.index("[servers.demo_beta.tools.lookup]"), text.index("[servers.demo_faulty]")
+    config.write_text(text[:start] + text[start:end].replace("enabled = true\n", "") + text[end:])
+    token = new_token(config, "ci", "--allow", "*")
+    with anyio.fail_after(TEST_S):
+        async with (
+            served(config, "--http", "127.0.0.1:0") as running,
+            http_client(running.url, token, "2026-07-28") as client,
+        ):
+            before = names(await client.list_tools())
+            async with client.listen(tools_list_changed=True) as subscription:
+                assert (await toolpool_async(config, "enable", "demo_beta", "lookup")).returncode == 0
+                # No request in between: the gateway notices the release and connects beta itself.
+                with anyio.fail_after(WAIT_S):
+                    event = await subscription.__anext__()
+            after = names(await client.list_tools())
+            found = await client.call_tool("mcp__demo_beta__lookup", {"key": "k1"})
+    assert not any(name.startswith("mcp__demo_beta__") for name in before)
+    assert type(event).__name__ == "ToolsListChanged"
+    assert "mcp__demo_beta__lookup" in after and "mcp__demo_beta__write_note" not in after
+    assert code_of(found) == "ok" and "beta:" in text_of(found)
+
+
 async def test_only_the_clients_whose_view_changed_are_told(tmp_path: Path) -> None:
     config = copy_config(tmp_path)
     alpha = new_token(config, "alpha", "--allow", "demo.*")

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from toolpool.errors import UsageError
-from toolpool.store import Store
+from toolpool.store import SecretKey, Store
 
 from .helpers import sql
 
@@ -52,6 +52,23 @@ def test_a_revoked_token_is_refused_at_once_and_its_name_is_free_again(store: St
     assert store.token_holder(token) is None and store.tokens() == []
     again = store.add_token("ci", ["demo.*"], ["*"], actor="ana")
     assert again != token and store.token_holder(again) is not None
+
+
+def test_a_token_used_before_is_refused_at_once_when_another_process_revokes_it(
+    store: Store, store_url: str, key: SecretKey
+) -> None:
+    token = store.add_token("ci", ["demo.*"], ["*"], actor="ana")
+    assert store.token_holder(token) is not None and store.token_holder(token) is not None
+    with Store.open(store_url, key=key) as other:
+        other.revoke_token("ci", actor="bo")
+        again = other.add_token("ci", ["beta.*"], ["k1"], actor="bo")
+    assert store.token_holder(token) is None
+    holder = store.token_holder(again)
+    assert holder is not None and (holder.actions, holder.resources, holder.created_by) == (
+        ("beta.*",),
+        ("k1",),
+        "bo",
+    )
 
 
 def test_adding_and_revoking_tokens_is_audited_without_the_token(store: Store) -> None:

@@ -5,8 +5,10 @@ enabled server) and the configuration enables the server. At start every wanted 
 connected at once, concurrently (as many at a time as there are CPUs), each bounded by its
 own connect timeout. One that fails, or
 that is lost later (timeout, crash, transport closed), is tried again when a client next
-lists or calls tools, after a backoff: 1 s, doubling with each failure, at most 5 s. A
-failure is one line for the operator (``report``), never fatal.
+lists or calls tools, after a backoff: 1 s, doubling with each failure, at most 5 s. An
+alias that becomes wanted later (a tool enabled by another process) is connected when the
+gateway's watcher sees the new release, within a second. A failure is one line for the
+operator (``report``), never fatal.
 """
 
 from __future__ import annotations
@@ -58,11 +60,14 @@ class Connector:
         self._wanted: tuple[int, frozenset[str]] | None = None
         self._limiter = anyio.CapacityLimiter(_AT_ONCE)
 
-    def wanted(self) -> frozenset[str]:
-        """The aliases with a callable tool now; read again only when the release changed."""
+    def wanted(self, *, fresh: bool = True) -> frozenset[str]:
+        """The aliases with a callable tool now; read again only when the release changed.
+        Not ``fresh``: as of the last read, with no store read at all once there was one."""
         store = self._pool.store
         if store is None:  # the pool is not open
             return frozenset()
+        if not fresh and self._wanted is not None:
+            return self._wanted[1]
         version = store.version
         if self._wanted is None or self._wanted[0] != version:
             callable_now = {state.alias for state in store.tool_states() if state.callable}
@@ -77,11 +82,12 @@ class Connector:
                 self._pending.add(alias)
                 tasks.start_soon(self._connect, alias)
 
-    def revive(self, tasks: anyio.abc.TaskGroup) -> None:
-        """Start connecting (in ``tasks``) each wanted alias that is down and past its backoff."""
+    def revive(self, tasks: anyio.abc.TaskGroup, *, fresh: bool = True) -> None:
+        """Start connecting (in ``tasks``) each wanted alias that is down and past its backoff;
+        not ``fresh``: wanted as of the last read of the store (see ``wanted``)."""
         now = self._monotonic()
         connected = set(self._pool.connected)
-        for alias in sorted(self.wanted() - connected - self._pending):
+        for alias in sorted(self.wanted(fresh=fresh) - connected - self._pending):
             if now >= self._not_before.get(alias, 0.0):
                 self._pending.add(alias)
                 tasks.start_soon(self._connect, alias)

@@ -156,10 +156,18 @@ class Gateway:
         return self._views.get(key, make)
 
     def revive(self) -> None:
-        """Reconnect, in the background, wanted aliases that are down (after their backoff)."""
+        """Reconnect, in the background, wanted aliases that are down (after their backoff).
+
+        It runs before every request, so it reads no store: which aliases are wanted is read
+        by the watcher (at least every ``POLL_S``), which also starts connecting aliases that
+        became wanted meanwhile.
+        """
+        self._revive(fresh=False)
+
+    def _revive(self, *, fresh: bool) -> None:
         if self._state is _State.OPEN and self._tasks is not None:
             try:
-                self._connector.revive(self._tasks)
+                self._connector.revive(self._tasks, fresh=fresh)
             except UsageError as error:
                 self._store_trouble(error)
 
@@ -189,6 +197,7 @@ class Gateway:
         if marker == self._marker:
             return
         self._marker = marker
+        self._revive(fresh=True)
         for view in self._views:
             try:
                 await view.tell_if_changed()

@@ -6,21 +6,23 @@ SDK's ``Server.run`` serves both protocol eras on the one pipe: the client's fir
 decides (``initialize``: the handshake era; a request carrying the 2026-07-28 ``_meta``
 envelope: the modern one). Serving ends when stdin reaches end of file, or on ``stop``.
 
-stdin's lines come from a daemon thread of ours (``_StdinLines``), not from the SDK's reader:
-the SDK reads stdin in an anyio worker thread, and a blocking read cannot be interrupted, so a
-stop would wait for the client's next line, and the interpreter would wait for that thread at
-exit. A daemon thread is left behind on a stop and ends with the process.
+The SDK's transport parses and frames the messages; the bytes move on the event loop, through
+private duplicates of descriptors 0 and 1 (``_Pipe``): the SDK's own reader and writer run
+every line and every flush through a worker thread, which cost more per call than the rest of
+the hop's plumbing (bench/RESULTS §7), and a blocking read in a thread cannot be interrupted
+by a stop. While serving, descriptor 1 points at stderr, so stray output misses the wire.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
-import threading
-from typing import IO, Any, cast
+import stat
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, cast
 
 import anyio
-import anyio.from_thread
 import anyio.lowlevel
 from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
@@ -33,6 +35,9 @@ from toolpool.tickets import Ticket
 __all__ = ["serve_stdio"]
 
 _STDIO_CLIENT = "stdio"
+_READ_CHUNK = 64 * 1024
+# A pipe that polls writable has room for at least this much: a write this size cannot block.
+_WRITE_CHUNK = 4096
 
 
 class _OneClient:
@@ -43,42 +48,92 @@ class _OneClient:
         return self._view
 
 
-class _StdinLines:
-    """The lines of file descriptor ``fd``, read by a daemon thread, as an async iterator."""
+class _Pipe:
+    """One descriptor read or written on the event loop: wait until it is ready, then one
+    ``os.read`` / ``os.write`` that cannot block. The descriptor stays in blocking mode (its
+    open file may be shared with the client, a terminal say); files and devices that cannot
+    be polled (a regular file, /dev/null) never block, so they are read and written directly."""
 
     def __init__(self, fd: int) -> None:
-        # A reader of our own (on a duplicate): the interpreter never flushes or closes it at
-        # exit, so a daemon thread blocked in it cannot trip the shutdown of sys.stdin.
-        self._file: IO[bytes] = open(os.dup(fd), "rb")  # noqa: SIM115 - owned by the thread
-        self._send, self._receive = anyio.create_memory_object_stream[str](0)
+        self.fd = fd
+        self._pollable = not stat.S_ISREG(os.fstat(fd).st_mode)
 
-    def start(self) -> None:
-        token = anyio.lowlevel.current_token()
-        threading.Thread(target=self._pump, args=(token,), name="toolpool stdin", daemon=True).start()
+    async def _ready(self, wait: Callable[[int], Awaitable[None]]) -> None:
+        if self._pollable:
+            try:
+                await wait(self.fd)
+                return
+            except PermissionError:  # epoll refuses descriptors that cannot be polled
+                self._pollable = False
+        await anyio.lowlevel.checkpoint()
 
-    def _pump(self, token: anyio.lowlevel.EventLoopToken) -> None:
-        try:
-            for raw in iter(self._file.readline, b""):
-                line = raw.decode("utf-8", errors="replace")
-                anyio.from_thread.run(self._send.send, line, token=token)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.RunFinishedError, OSError):
-            return  # the server stopped listening, or the process is ending
-        finally:
-            with contextlib.suppress(anyio.RunFinishedError):
-                anyio.from_thread.run_sync(self._send.close, token=token)
-            self._file.close()
+    async def read(self) -> bytes:
+        await self._ready(anyio.wait_readable)
+        return os.read(self.fd, _READ_CHUNK)
 
-    def __aiter__(self) -> _StdinLines:
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            await self._ready(anyio.wait_writable)
+            view = view[os.write(self.fd, view[:_WRITE_CHUNK]) :]
+
+
+class _Lines:
+    """The lines of a ``_Pipe``, as the SDK's transport iterates stdin (text, newline kept)."""
+
+    def __init__(self, pipe: _Pipe) -> None:
+        self._pipe = pipe
+        self._buffer = bytearray()
+        self._ended = False
+
+    def __aiter__(self) -> _Lines:
         return self
 
     async def __anext__(self) -> str:
-        try:
-            return await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                return line.decode("utf-8", errors="replace")
+            if self._ended:
+                if not self._buffer:
+                    raise StopAsyncIteration
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line.decode("utf-8", errors="replace")
+            chunk = await self._pipe.read()
+            self._ended = not chunk
+            self._buffer += chunk
 
-    def close(self) -> None:
-        self._receive.close()
+
+class _Writer:
+    """What the SDK's transport writes its messages to: each one straight to the pipe."""
+
+    def __init__(self, pipe: _Pipe) -> None:
+        self._pipe = pipe
+
+    async def write(self, text: str) -> None:
+        await self._pipe.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        """Nothing is buffered."""
+
+
+@contextlib.contextmanager
+def _claimed_stdio() -> Iterator[tuple[_Pipe, _Pipe]]:
+    """Private duplicates of descriptors 0 and 1, with 1 pointing at stderr meanwhile."""
+    stdin = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    stdout = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    try:
+        os.dup2(2, 1)
+        try:
+            yield _Pipe(stdin), _Pipe(stdout)
+        finally:
+            os.dup2(stdout, 1)
+    finally:
+        os.close(stdout)
+        os.close(stdin)
 
 
 async def serve_stdio(gateway: Gateway, principal: str, ticket: Ticket, stop: anyio.Event) -> None:
@@ -88,9 +143,7 @@ async def serve_stdio(gateway: Gateway, principal: str, ticket: Ticket, stop: an
     """
     view = gateway.view(_STDIO_CLIENT, principal, ticket, prunable=False)
     server = build_server(gateway, _OneClient(view))
-    lines = _StdinLines(0)
-    lines.start()
-    try:
+    with _claimed_stdio() as (stdin, stdout):
         async with anyio.create_task_group() as tasks:
 
             async def stop_when_asked() -> None:
@@ -98,9 +151,11 @@ async def serve_stdio(gateway: Gateway, principal: str, ticket: Ticket, stop: an
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(stop_when_asked)
-            # The SDK only iterates `stdin` line by line; it types it as an anyio file.
-            async with stdio_server(stdin=cast(anyio.AsyncFile[str], lines)) as (read_stream, write_stream):
+            # The SDK only iterates `stdin` and calls `write` and `flush` on `stdout`; it types
+            # them as anyio files.
+            async with stdio_server(
+                stdin=cast(anyio.AsyncFile[str], _Lines(stdin)),
+                stdout=cast(anyio.AsyncFile[str], _Writer(stdout)),
+            ) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             tasks.cancel_scope.cancel()
-    finally:
-        lines.close()

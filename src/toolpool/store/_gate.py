@@ -1,6 +1,6 @@
 """Gate 3's read path: one indexed query on a DBAPI connection kept per thread.
 
-``is_enabled`` runs before every call, so it bypasses SQLAlchemy's execution machinery:
+``is_enabled`` runs before every call (and the bearer-token lookup before every HTTP request), so it bypasses SQLAlchemy's execution machinery:
 each thread keeps one raw connection in autocommit mode (every statement sees what other
 processes committed before it; no transaction stays open), and the SQL text is fixed, so the
 driver's statement cache (sqlite3) or prepared statements (psycopg) make repeats cheap.
@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 
 from toolpool.errors import UsageError
 from toolpool.store._engine import raw_connection
+from toolpool.store._tokens import token_row_sql
 
 __all__ = ["Gate"]
 
@@ -38,6 +39,7 @@ class Gate:
         )
         self.version_sql = "SELECT max(number) FROM releases"
         self.secrets_version_sql = "SELECT secrets_version FROM store_head WHERE id = 1"
+        self.token_sql = token_row_sql(mark)
 
     def fetchone(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
         """The first row of ``sql``; a broken connection is replaced and the query tried once more.

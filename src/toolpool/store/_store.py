@@ -8,6 +8,7 @@ together with the next release and its audit event. Write transactions serialize
 
 from __future__ import annotations
 
+import hmac
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,6 +62,8 @@ __all__ = ["Store"]
 
 _FIRST_RELEASE_ACTOR = "store"
 _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
+# Token holders remembered by their row; a store has a handful of tokens.
+_HOLDERS_KEPT = 256
 
 
 @dataclass(slots=True)
@@ -86,6 +89,7 @@ class Store:
         self._key = key
         self._gate = Gate(engine)
         self._redactor: tuple[int, Redactor] | None = None
+        self._holders: dict[tuple[Any, ...], TokenHolder] = {}
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -610,9 +614,32 @@ class Store:
         return token
 
     def token_holder(self, token: str) -> TokenHolder | None:
-        """Who ``token`` stands for, looked up by its hash; None if unknown or revoked."""
-        with self._read() as connection:
-            return _tokens.holder_of(connection, token)
+        """Who ``token`` stands for, looked up by its hash; None if unknown or revoked.
+
+        It runs before every HTTP request, so it reads the token's row on the gate's raw
+        connection (no SQLAlchemy, no thread hop needed) and reuses the holder made for the
+        same row before: a revoked or re-made token still changes the answer at once.
+
+        Raises:
+            UsageError: the store is closed or the database cannot answer.
+        """
+        if not _tokens.plausible(token):
+            return None
+        wanted = _tokens.token_hash(token)
+        row = self._hot_row(self._gate.token_sql, (wanted,))
+        if row is None or not hmac.compare_digest(row[0], wanted):
+            return None
+        key = tuple(row)
+        holder = self._holders.get(key)
+        if holder is None:
+            with self._read() as connection:
+                holder = _tokens.holder_of(connection, token)
+            if holder is None:  # revoked between the two reads
+                return None
+            if len(self._holders) >= _HOLDERS_KEPT:
+                self._holders.clear()
+            self._holders[key] = holder
+        return holder
 
     def tokens(self) -> list[TokenHolder]:
         """Every token's name and grants, by name (never a token or a hash)."""
@@ -648,10 +675,14 @@ class Store:
 
     def _hot(self, sql: str) -> Any:
         """The first column of the first row of ``sql``, on this thread's raw connection."""
+        return self._hot_row(sql)[0]
+
+    def _hot_row(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
+        """The first row of ``sql`` (None if there is none), on this thread's raw connection."""
         if self._closed:
             raise UsageError("the store is closed")
         try:
-            return self._gate.fetchone(sql)[0]
+            return self._gate.fetchone(sql, parameters)
         except UsageError:
             raise
         except Exception as exc:

@@ -24,7 +24,16 @@ from toolpool.errors import UsageError
 from toolpool.store._codec import canonical
 from toolpool.store._tables import tokens
 
-__all__ = ["TokenHolder", "all_tokens", "delete_token", "holder_of", "insert_token"]
+__all__ = [
+    "TokenHolder",
+    "all_tokens",
+    "delete_token",
+    "holder_of",
+    "insert_token",
+    "plausible",
+    "token_hash",
+    "token_row_sql",
+]
 
 _PREFIX = "tp_"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -87,9 +96,23 @@ def insert_token(
     return token, dict(grants)
 
 
+def plausible(token: str) -> bool:
+    """Whether ``token`` could be one of ours at all (else it is refused without a lookup)."""
+    return token.startswith(_PREFIX) and len(token) <= _MAX_TOKEN_CHARS
+
+
+def token_row_sql(mark: str) -> str:
+    """The raw read of a token's row by its hash (``mark``: the driver's placeholder); its
+    first column is the hash, the whole row tells whether the token changed."""
+    return (
+        "SELECT token_hash, name, actions, resources, created_at, created_by "  # noqa: S608
+        f"FROM tokens WHERE token_hash = {mark}"
+    )
+
+
 def holder_of(connection: Connection, token: str) -> TokenHolder | None:
     """The holder of ``token``, or None for a token the store does not know (or revoked)."""
-    if not token.startswith(_PREFIX) or len(token) > _MAX_TOKEN_CHARS:
+    if not plausible(token):
         return None
     wanted = token_hash(token)
     row = connection.execute(select(tokens).where(tokens.c.token_hash == wanted)).one_or_none()
