@@ -33,8 +33,8 @@ __all__ = ["ConfigFirstPins", "Management", "Recorder", "StoreEnablement"]
 _QUEUE = 10_000
 _BATCH = 512
 # How long the writer gathers entries after the first one: calls come back to back, and one
-# transaction costs about 0.55 ms of CPU plus 0.065 ms per entry (SQLite), so a batch of 25
-# costs a seventh of 25 single ones per entry. A crash can lose at most this window; closing
+# transaction of one entry costs about 0.6 ms of CPU and one of 25 about 1.7 ms on SQLite
+# (bench/record_batches.py): a ninth per entry. A crash can lose at most this window; closing
 # the pool writes everything.
 _LINGER_S = 0.1
 # Bound on flushing what is left when the pool closes.

@@ -1,0 +1,80 @@
+"""Gate 10's write: what one ``Store.record_calls`` transaction costs by batch size.
+
+    .venv/bin/python bench/record_batches.py [--rounds N] [--json]
+
+Each call of the pipeline leaves a call record and a ``call`` audit event; the pool's
+``Recorder`` writes what gathered during its linger window (``toolpool.managed._LINGER_S``) in
+one transaction. This bench writes batches of 1, 5, 25 and 100 such pairs into a SQLite store
+in a temporary folder, the sizes interleaved round by round, and prints the CPU (this process:
+the store's work is all in it) per batch and per entry, and per entry against a batch of one
+measured in the same run. The fixed part per batch is what the linger window amortises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from _report import Table, machine, render
+from toolpool.store import AuditEntry, CallRecord, Store
+
+_SIZES = (1, 5, 25, 100)
+_ENTRIES_PER_ROUND = 400  # per size: fewer batches of the larger sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of every size (default 5)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    args = parser.parse_args(argv)
+    per_size: dict[int, list[float]] = {size: [] for size in _SIZES}
+    with (
+        tempfile.TemporaryDirectory(prefix="toolpool-bench-records-") as folder,
+        Store.open(f"sqlite:///{Path(folder, 'toolpool.db')}") as store,
+    ):
+        for size in _SIZES:
+            store.record_calls(*_batch(size))  # warm: statements compiled, pages cached
+        for round_number in range(args.rounds):
+            order = _SIZES[round_number % len(_SIZES) :] + _SIZES[: round_number % len(_SIZES)]
+            for size in order:
+                records, events = _batch(size)
+                batches = max(4, _ENTRIES_PER_ROUND // size)
+                started = time.process_time()
+                for _ in range(batches):
+                    store.record_calls(records, events)
+                per_size[size].append((time.process_time() - started) / batches)
+    medians = {size: statistics.median(times) for size, times in per_size.items()}
+    if args.json:
+        print(json.dumps({"machine": machine(), "cpu_s_per_batch": medians}, indent=2))
+        return 0
+    single = medians[1]
+    table = Table(
+        f"Store.record_calls on SQLite, {args.rounds} rounds, median CPU (this process)",
+        ["entries per batch", "µs per batch", "µs per entry", "per entry ÷ batch of 1"],
+    )
+    for size, seconds in medians.items():
+        table.rows.append(
+            [
+                str(size),
+                f"{seconds * 1e6:,.0f}",
+                f"{seconds / size * 1e6:,.0f}",
+                f"{seconds / size / single:.2f}x",
+            ]
+        )
+    table.notes.append("an entry: one call record and one `call` audit event, as the pool writes them")
+    print(render(table))
+    return 0
+
+
+def _batch(size: int) -> tuple[list[CallRecord], list[AuditEntry]]:
+    record = CallRecord("session", "cli:bench", "demo_alpha", "echo", "ok", 1.2, 20, 30, 3, 2)
+    event = AuditEntry("cli:bench", "call", "demo_alpha/echo", {"code": "ok", "duration_ms": 1.2})
+    return [record] * size, [event] * size
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
