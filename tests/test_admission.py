@@ -87,6 +87,18 @@ async def test_r2_every_page_is_read_including_the_one_after_an_empty_string_cur
         assert (envelope.code, envelope.text) == ("ok", "tool_299:7")
 
 
+async def test_the_listing_at_connect_is_bounded_by_the_connect_timeout_not_the_call_timeout(
+    tmp_path: Path,
+) -> None:
+    # The listing takes longer than the call bound (0.1 s, plus the session's 1 s of slack).
+    spec = write_spec(tmp_path, pages=[[tool_def("a")]], list_delay_s=1.5)
+    config = write_config(tmp_path, scripted_server("s", spec, _policy("a"), call_timeout_s=0.1))
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+        assert [tool.name for tool in pool.snapshot()] == ["mcp__s__a"]
+
+
 async def test_r2_more_pages_than_the_cap_refuse_the_connection(tmp_path: Path) -> None:
     names = [f"tool_{i:03d}" for i in range(300)]
     config = write_config(

@@ -179,10 +179,12 @@ class Admitter:
         return vet(spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers)
 
     async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:
+        # The listing is part of connecting: a server whose calls must be quick (a short
+        # call_timeout_s) may still take its connect time to list, on a busy machine say.
         settings = self._config.pool
         try:
             return await session.list_tools(
-                spec.call_timeout_s, settings.max_list_pages, settings.max_tools_per_server
+                spec.connect_timeout_s, settings.max_list_pages, settings.max_tools_per_server
             )
         except ListingTooLarge as exc:
             raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None

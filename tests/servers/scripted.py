@@ -11,6 +11,7 @@ and does what the spec says, re-reading the spec at every start:
     raw_list_line    when set, tools/list is answered by this line verbatim ("{id}" becomes
                      the request id): any bytes at all, for fuzzing
     log              file that gets one JSON line per request received
+    list_delay_s     seconds to wait before answering each tools/list (a slow listing)
     answer_unknown   when false (default), unknown methods get no answer at all, like a
                      legacy server that ignores ``server/discover``
     echo_env         the name of an environment variable whose value every tools/call result,
@@ -22,6 +23,7 @@ and does what the spec says, re-reading the spec at every start:
 import json
 import os
 import sys
+import time
 
 
 def main() -> None:
@@ -65,6 +67,7 @@ def main() -> None:
                 },
             )
         elif method == "tools/list":
+            time.sleep(spec.get("list_delay_s", 0))
             if "raw_list_line" in spec:
                 sys.stdout.write(spec["raw_list_line"].replace("{id}", json.dumps(request_id)) + "\n")
                 sys.stdout.flush()
