@@ -34,9 +34,9 @@ FUZZ = settings(max_examples=15, deadline=None, suppress_health_check=[HealthChe
 
 async def _connect(folder: Path, **spec: Any) -> None:
     path = write_spec(folder, **spec)
-    config = write_config(
-        folder, scripted_server("s", path, {"t": {"action": "t", **READ}}, call_timeout_s=1)
-    )
+    # A garbled answer leaves the listing waiting for its bound: connect_timeout_s.
+    server = scripted_server("s", path, {"t": {"action": "t", **READ}}, call_timeout_s=1, connect_timeout_s=2)
+    config = write_config(folder, server)
     async with Pool(config) as pool:
         with anyio.fail_after(30):
             await pool.connect("s")
