@@ -43,6 +43,9 @@ READ_ONLY = "toolpool_read_only"
 # How long a SQLite writer waits for another process's write lock before failing. Write
 # transactions are a few milliseconds; this bound only matters when something is stuck.
 SQLITE_BUSY_TIMEOUT_S = 30.0
+# The hot reads (gate 3, the release number, bearer tokens) run on the event loop: on
+# PostgreSQL a server that stops answering fails them after this long instead of holding it.
+HOT_READ_TIMEOUT_S = 5
 # Serializes migrations of one PostgreSQL database across processes (pg_advisory_xact_lock).
 _MIGRATION_LOCK = zlib.crc32(b"toolpool.store.migrate")
 
@@ -85,7 +88,8 @@ def connect_engine(url: URL) -> Engine:
 
 def raw_connection(engine: Engine) -> Any:
     """A DBAPI connection of its own, outside the engine's pool, in autocommit mode: each
-    statement sees everything committed before it, and no transaction is ever left open."""
+    statement sees everything committed before it, and no transaction is ever left open; on
+    PostgreSQL connecting and each statement are bounded by ``HOT_READ_TIMEOUT_S``."""
     cargs, cparams = engine.dialect.create_connect_args(engine.url)
     if engine.dialect.name == "sqlite":
         cparams.update(check_same_thread=False, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT_S)
@@ -93,6 +97,9 @@ def raw_connection(engine: Engine) -> Any:
         connection.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
         connection.execute("PRAGMA query_only = 1")
         return connection
+    bound = f"-c statement_timeout={HOT_READ_TIMEOUT_S * 1000}"
+    cparams["options"] = f"{cparams['options']} {bound}" if cparams.get("options") else bound
+    cparams.setdefault("connect_timeout", HOT_READ_TIMEOUT_S)
     connection = engine.dialect.connect(*cargs, **cparams)
     connection.autocommit = True
     return connection
