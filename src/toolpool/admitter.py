@@ -8,7 +8,10 @@ the pool admits the link's tools, or closes the link if anything failed.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Collection
+from dataclasses import replace
 
 import anyio.abc
 
@@ -33,6 +36,8 @@ from toolpool.vetting import Admission, Pins, PublishedTool, Screener, vet
 
 __all__ = ["Admitter", "EraMemory", "Link"]
 
+# What ``Redactor`` writes in place of a secret; a server writing it itself only adds an event.
+_SECRET_MARK = re.compile(r"\[secret:([^\]]{1,128})\]")
 # The owner of tools vetted only to be looked at (``Admitter.inspect``): never registered.
 _INSPECTION = object()
 
@@ -152,7 +157,7 @@ class Admitter:
             self.learned(spec, era)
             published = await self._list(spec, session)
         definitions = definitions_of(published)
-        link = PerCallLink(spec, target, era, definitions, self._config.pool, self._on_fault)
+        link = PerCallLink(spec, target, era, definitions, self._config.pool, self._on_fault, self.clean)
         return link, self._vet(spec, published, link, peers)
 
     async def inspect(
@@ -176,18 +181,37 @@ class Admitter:
     def _vet(
         self, spec: ServerSpec, published: list[PublishedTool], owner: object, peers: Collection[str]
     ) -> Admission:
-        return vet(spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers)
+        admission = vet(spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers)
+        return self._redacted(admission, published) if self._redactor.active else admission
 
     async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:
         # The listing is part of connecting: a server whose calls must be quick (a short
         # call_timeout_s) may still take its connect time to list, on a busy machine say.
         settings = self._config.pool
         try:
-            return await session.list_tools(
+            listed = await session.list_tools(
                 spec.connect_timeout_s, settings.max_list_pages, settings.max_tools_per_server
             )
         except ListingTooLarge as exc:
             raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None
+        return self.clean(listed)
+
+    def clean(self, listed: list[PublishedTool]) -> list[PublishedTool]:
+        """The listing with every secret value redacted from every definition: nothing after
+        this point (vetting, pins, the store, snapshots, clients) ever sees one."""
+        if not self._redactor.active:
+            return listed
+        return [tool.redacted(self._redactor.redact_value) for tool in listed]
+
+    def _redacted(self, admission: Admission, published: list[PublishedTool]) -> Admission:
+        """``admission`` noting which tools' definitions held a secret (found as ``clean``
+        replaced it: every secret spelling becomes ``[secret:NAME]``)."""
+        found = {}
+        for tool in published:
+            names = _SECRET_MARK.findall(json.dumps(tool.definition(), ensure_ascii=False, default=str))
+            if names:
+                found[tool.name] = tuple(sorted(set(names)))
+        return replace(admission, redacted=found) if found else admission
 
     def _target(self, spec: ServerSpec) -> StdioLaunch | HttpTarget:
         if spec.transport == "stdio":

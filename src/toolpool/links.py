@@ -70,8 +70,10 @@ class PerCallLink:
         definitions: Mapping[str, str],
         settings: PoolSettings,
         on_fault: FaultHandler,
+        clean: Callable[[list[PublishedTool]], list[PublishedTool]] = list,
     ) -> None:
         self.alias = spec.alias
+        self._clean = clean
         self.era = era
         self._spec = spec
         self._target = target
@@ -103,7 +105,8 @@ class PerCallLink:
                 raise UpstreamConnectionLost(
                     self.alias, "the server's tool list changed", detail=str(exc)
                 ) from exc
-            if definitions_of(published) != self._definitions:
+            # Compared as admitted: with every secret value already redacted.
+            if definitions_of(self._clean(published)) != self._definitions:
                 raise UpstreamConnectionLost(self.alias, "the server's tools changed since it was admitted")
             return await session.call_tool(tool.remote_name, arguments, spec.call_timeout_s)
 

@@ -496,6 +496,9 @@ class Pool:
         for name, verdict in admission.dropped:
             rejected = {"tool": name, "score": verdict.score, "reasons": verdict.reasons}
             self._emit(PoolEvent("mcp.desc_rejected", spec.alias, MappingProxyType(rejected)))
+        for name, secret_names in admission.redacted.items():
+            redacted = {"tool": name, "secrets": secret_names}
+            self._emit(PoolEvent("mcp.secret_redacted", spec.alias, MappingProxyType(redacted)))
         for name, kinds in admission.quarantined:
             self._emit(
                 PoolEvent("mcp.tool_changed", spec.alias, MappingProxyType({"tool": name, "changes": kinds}))

@@ -1,65 +1,154 @@
-"""Redaction: a secret's value never leaves in an Envelope, an error, an event or an audit row.
+"""Redaction: a secret's value never leaves toolpool — in an Envelope, an error, an event, an
+audit row, a stored or shown tool definition.
 
-The pool registers every secret value it resolves (for a header or an environment variable)
-with its ``Redactor``; everything that leaves the pool passes through ``redact``, which
-replaces the value, and its URL and base64 spellings, with ``[secret:NAME]``.
+This is the project's one redactor. The pool registers every secret value it resolves (for a
+header or an environment variable) and the store loads the values it keeps; everything that
+leaves passes through ``redact``, which replaces the value in each spelling it is likely to
+take on its way out with ``[secret:NAME]``:
+
+- raw;
+- JSON-escaped (``ensure_ascii`` on and off, and with ``\\/`` for ``/``);
+- URL-encoded, as ``quote`` (``%20``) and ``quote_plus`` (``+``) write it, in either hex case;
+- base64, standard and URL-safe, with and without padding;
+- hex, lower and upper case.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
-__all__ = ["Redactor"]
+__all__ = ["MAX_DEPTH", "TOO_DEEP", "Redactor", "spellings"]
 
-# Shorter values would blank out ordinary words; secrets that short are refused elsewhere.
+# Shorter values would blank out ordinary words; a secret that short protects nothing anyway.
 _MIN_LENGTH = 4
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+_PERCENT_ANY_CASE = re.compile(r"%[0-9A-Fa-f]{2}")
+_HEX = re.compile(r"[0-9a-f]+")
+# Redaction walks values recursively; data nested deeper is replaced, never passed on unread.
+MAX_DEPTH = 256
+TOO_DEEP = "[redacted: nested too deep]"
 
 
 class Redactor:
-    """Replaces registered secret values wherever they appear."""
+    """Replaces registered secret values, in every spelling above, wherever they appear."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_names", "_pattern")
+
+    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
         self._names: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        # The longest values first: a secret inside another keeps the longer one's name.
+        for name, value in sorted((secrets or {}).items(), key=lambda item: -len(item[1])):
+            self._add(name, value)
+        self._compile()
 
     def register(self, name: str, value: str) -> None:
-        if len(value) < _MIN_LENGTH:
-            return
-        for spelling in _spellings(value):
-            self._names[spelling] = name
-        ordered = sorted(self._names, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(spelling) for spelling in ordered))
+        """Redact ``value`` (as ``[secret:NAME]``) from now on; a value already known keeps
+        its first name."""
+        if self._add(name, value):
+            self._compile()
+
+    @property
+    def active(self) -> bool:
+        """Whether any value is registered (if not, ``redact`` returns its input)."""
+        return self._pattern is not None
 
     def redact(self, text: str) -> str:
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(lambda match: f"[secret:{self._names[match.group(0)]}]", text)
+        return self._pattern.sub(lambda match: f"[secret:{self._name_of(match.group(0))}]", text)
+
+    __call__ = redact
 
     def redact_value(self, value: Any) -> Any:
-        """``redact`` applied to every string in a JSON-like value (keys too)."""
+        """``redact`` applied to every string in a JSON-like value (keys too); lists and
+        tuples keep their type, mappings become dicts. Anything nested deeper than
+        ``MAX_DEPTH`` is replaced by a marker rather than passed on unread."""
         if self._pattern is None:
             return value
+        return self._redact_value(value, 0)
+
+    def names_in(self, text: str) -> tuple[str, ...]:
+        """The names of the secrets whose value appears in ``text``, in any spelling."""
+        if self._pattern is None:
+            return ()
+        return tuple(sorted({self._name_of(match.group(0)) for match in self._pattern.finditer(text)}))
+
+    def _redact_value(self, value: Any, depth: int) -> Any:
         if isinstance(value, str):
             return self.redact(value)
+        if depth >= MAX_DEPTH and isinstance(value, Mapping | list | tuple):
+            return TOO_DEEP
         if isinstance(value, Mapping):
-            return {self.redact(str(key)): self.redact_value(item) for key, item in value.items()}
+            return {
+                self.redact(key) if isinstance(key, str) else key: self._redact_value(item, depth + 1)
+                for key, item in value.items()
+            }
         if isinstance(value, list | tuple):
-            return type(value)(self.redact_value(item) for item in value)
+            return type(value)(self._redact_value(item, depth + 1) for item in value)
         return value
 
+    def _add(self, name: str, value: str) -> bool:
+        added = False
+        for spelling in spellings(value):
+            if spelling not in self._names:
+                self._names[spelling] = name
+                added = True
+        return added
 
-def _spellings(value: str) -> set[str]:
-    raw = value.encode()
-    spellings = {
-        value,
-        quote(value, safe=""),
-        base64.b64encode(raw).decode(),
-        base64.urlsafe_b64encode(raw).decode(),
-    }
-    # base64 text is often found without its padding.
-    spellings |= {spelling.rstrip("=") for spelling in spellings}
-    return {spelling for spelling in spellings if len(spelling) >= _MIN_LENGTH}
+    def _compile(self) -> None:
+        ordered = sorted(self._names, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(_source, ordered))) if ordered else None
+
+    def _name_of(self, found: str) -> str:
+        name = self._names.get(found)
+        if name is None:  # a spelling whose hex digits came in the other case
+            name = self._names.get(_PERCENT_ANY_CASE.sub(_upper, found)) or self._names[found.lower()]
+        return name
+
+
+def spellings(value: str) -> frozenset[str]:
+    """Every spelling of ``value`` that ``Redactor`` replaces (those of 4 characters or more)."""
+    if len(value) < _MIN_LENGTH:
+        return frozenset()
+    raw = value.encode("utf-8", "surrogatepass")
+    forms: set[str] = {value}
+    forms.update(_json_forms(value))
+    forms.update((quote(value, safe=""), quote_plus(value, safe="")))
+    for b64 in (base64.b64encode(raw).decode("ascii"), base64.urlsafe_b64encode(raw).decode("ascii")):
+        forms.update((b64, b64.rstrip("=")))
+    forms.add(raw.hex())
+    return frozenset(form for form in forms if len(form) >= _MIN_LENGTH)
+
+
+def _json_forms(value: str) -> Iterable[str]:
+    for ascii_only in (True, False):
+        try:
+            escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        except UnicodeEncodeError:  # a lone surrogate with ensure_ascii off
+            continue
+        yield escaped
+        yield escaped.replace("/", "\\/")
+
+
+def _source(spelling: str) -> str:
+    """A spelling as a regular expression that also takes its hex digits in either case."""
+    if _HEX.fullmatch(spelling) and len(spelling) % 2 == 0:
+        return f"(?i:{spelling})"
+    parts = []
+    last = 0
+    for match in _PERCENT.finditer(spelling):
+        parts.append(re.escape(spelling[last : match.start()]))
+        parts.append("%" + "".join(f"[{c}{c.lower()}]" if c.isalpha() else c for c in match.group(0)[1:]))
+        last = match.end()
+    parts.append(re.escape(spelling[last:]))
+    return "".join(parts)
+
+
+def _upper(match: re.Match[str]) -> str:
+    return match.group(0).upper()

@@ -18,6 +18,9 @@ and does what the spec says, re-reading the spec at every start:
                      JSON-RPC error and stderr line repeats (a server that leaks its token);
                      with ``echo_as`` = "result" (default), "is_error" or "rpc_error";
                      with ``fail_initialize`` the handshake itself fails with that text
+    definition_env   the name of an environment variable whose value replaces every
+                     ``{secret}`` in the tool pages (a server that writes its token into its
+                     own tool definitions)
 """
 
 import json
@@ -30,6 +33,9 @@ def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as spec_file:
         spec = json.load(spec_file)
     pages = spec.get("pages", [[]])
+    if "definition_env" in spec:
+        value = json.dumps(os.environ.get(spec["definition_env"], ""))[1:-1]
+        pages = json.loads(json.dumps(pages).replace("{secret}", value))
     cursors = spec.get("cursors", [])
     log_path = spec.get("log")
 

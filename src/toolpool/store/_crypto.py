@@ -1,4 +1,4 @@
-"""Secrets at rest: the Fernet key, its file, and redaction of secret values from text.
+"""Secrets at rest: the Fernet key and its file (redaction lives in ``toolpool.redaction``).
 
 The key never comes from the environment here (the CLI reads ``TOOLPOOL_SECRET_KEY`` and
 passes it in). A key file is created with mode 0600 and never overwritten, and one that group
@@ -7,22 +7,16 @@ or others could read is refused: a readable key would make the encryption decora
 
 from __future__ import annotations
 
-import base64
 import binascii
-import json
 import os
-import re
 import stat
-from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote, quote_plus
 
 from cryptography.fernet import Fernet, InvalidToken
 
 from toolpool.errors import UsageError
 
-__all__ = ["Redactor", "SecretKey", "redact_data"]
+__all__ = ["SecretKey"]
 
 
 class SecretKey:
@@ -111,51 +105,3 @@ class SecretKey:
         return "SecretKey(<hidden>)"
 
     __str__ = __repr__
-
-
-class Redactor:
-    """Replaces every known secret value, and its common encodings, with ``[secret:NAME]``."""
-
-    __slots__ = ("_pattern", "_replacements")
-
-    def __init__(self, secrets: Mapping[str, str]) -> None:
-        self._replacements: dict[str, str] = {}
-        # The longest secrets first, so that one secret inside another is not half-replaced.
-        for name, value in sorted(secrets.items(), key=lambda item: -len(item[1])):
-            for form in _encodings(value):
-                self._replacements.setdefault(form, f"[secret:{name}]")
-        needles = sorted(self._replacements, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, needles))) if needles else None
-
-    def __call__(self, text: str) -> str:
-        if self._pattern is None:
-            return text
-        return self._pattern.sub(lambda match: self._replacements[match.group()], text)
-
-
-def _encodings(value: str) -> Iterable[str]:
-    """The value as it may appear in logs, URLs, JSON and headers."""
-    if not value:
-        return ()
-    raw = value.encode("utf-8", "surrogatepass")
-    forms = {
-        value,
-        json.dumps(value)[1:-1],
-        json.dumps(value, ensure_ascii=False)[1:-1],
-        quote(value, safe=""),
-        quote_plus(value, safe=""),
-        base64.b64encode(raw).decode("ascii").rstrip("="),
-        base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="),
-    }
-    return sorted(form for form in forms if form)
-
-
-def redact_data(value: Any, redact: Redactor) -> Any:
-    """JSON data with every string, keys included, passed through ``redact``."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(key): redact_data(item, redact) for key, item in value.items()}
-    if isinstance(value, list):
-        return [redact_data(item, redact) for item in value]
-    return value

@@ -24,11 +24,12 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlch
 
 from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN, ToolPolicy
 from toolpool.errors import PolicyRefusal, UsageError
+from toolpool.redaction import Redactor
 from toolpool.store import _audit, _tokens
 from toolpool.store._audit import Head
 from toolpool.store._calls_read import call_page, published_definition
 from toolpool.store._codec import canonical, digest, now, plain, storable
-from toolpool.store._crypto import Redactor, SecretKey, redact_data
+from toolpool.store._crypto import SecretKey
 from toolpool.store._engine import READ_ONLY, connect_engine, migrate, parse_url
 from toolpool.store._gate import Gate
 from toolpool.store._pins import StorePins, hash_of_definition
@@ -575,7 +576,7 @@ class Store:
                         redact(event.actor),
                         event.action,
                         redact(event.resource),
-                        redact_data(plain(event.detail), redact),
+                        redact.redact_value(plain(event.detail)),
                     )
                     for event in events
                 ],
@@ -740,7 +741,7 @@ class Store:
 
     def _append(self, tx: _Tx, actor: str, action: str, resource: str, detail: Mapping[str, object]) -> None:
         redact = self._redactor_for(tx)
-        clean = redact_data(plain(detail), redact)
+        clean = redact.redact_value(plain(detail))
         _audit.append(tx.connection, tx.head, tx.at, redact(actor), action, redact(resource), clean)
 
     def _redactor_for(self, tx: _Tx) -> Redactor:

@@ -42,6 +42,8 @@ class Admission:
     quarantined: tuple[tuple[str, tuple[str, ...]], ...] = ()
     published: Mapping[str, PublishedTool] = field(default_factory=dict)
     verdicts: Mapping[str, Verdict] = field(default_factory=dict)
+    # tool -> names of the secrets whose values its definition held (now redacted)
+    redacted: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def vet(

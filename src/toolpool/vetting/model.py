@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -37,6 +37,17 @@ class PublishedTool:
             input_schema=tool.input_schema,
             output_schema=tool.output_schema,
             annotations=annotations,
+        )
+
+    def redacted(self, redact: Callable[[Any], Any]) -> PublishedTool:
+        """This tool with every string of its definition, keys included, passed through
+        ``redact`` (a ``Redactor.redact_value``)."""
+        return PublishedTool(
+            name=redact(self.name),
+            description=redact(self.description),
+            input_schema=redact(self.input_schema),
+            output_schema=redact(self.output_schema),
+            annotations=redact(self.annotations),
         )
 
     def definition(self) -> dict[str, Any]:
