@@ -9,7 +9,6 @@ the pool admits the link's tools, or closes the link if anything failed.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
@@ -18,7 +17,7 @@ import anyio.abc
 from toolpool.config import Config, SecretRef, ServerSpec
 from toolpool.errors import ConnectionRefused, MissingSecret, UpstreamConnectionLost, UpstreamError
 from toolpool.links import PerCallLink, PersistentLink, definitions_of
-from toolpool.redaction import Redactor
+from toolpool.redaction import Redactor, marked_names
 from toolpool.upstream import (
     Bwrap,
     Connection,
@@ -36,8 +35,6 @@ from toolpool.vetting import Admission, Pins, PublishedTool, Screener, vet
 
 __all__ = ["Admitter", "EraMemory", "Link"]
 
-# What ``Redactor`` writes in place of a secret; a server writing it itself only adds an event.
-_SECRET_MARK = re.compile(r"\[secret:([^\]]{1,128})\]")
 # The owner of tools vetted only to be looked at (``Admitter.inspect``): never registered.
 _INSPECTION = object()
 
@@ -208,9 +205,9 @@ class Admitter:
         replaced it: every secret spelling becomes ``[secret:NAME]``)."""
         found = {}
         for tool in published:
-            names = _SECRET_MARK.findall(json.dumps(tool.definition(), ensure_ascii=False, default=str))
+            names = marked_names(json.dumps(tool.definition(), ensure_ascii=False, default=str))
             if names:
-                found[tool.name] = tuple(sorted(set(names)))
+                found[tool.name] = names
         return replace(admission, redacted=found) if found else admission
 
     def _target(self, spec: ServerSpec) -> StdioLaunch | HttpTarget:

@@ -38,7 +38,7 @@ from toolpool.errors import UpstreamError
 from toolpool.registry import Registry, Snapshot
 from toolpool.results import BlobStore, clip, content_text, sanitize
 from toolpool.taint import TaintLedger
-from toolpool.tickets import Ticket, authorize
+from toolpool.tickets import Permission, Ticket, authorize
 from toolpool.vetting import ExposedTool, Screener
 
 __all__ = ["CallPipeline", "Envelope", "Link", "render_resource"]
@@ -84,8 +84,16 @@ class CallPipeline:
         self._breaker_for = breaker_for
 
     async def run(
-        self, snapshot: Snapshot, name: str, arguments: object, ticket: Ticket | None, taint: TaintLedger
+        self,
+        snapshot: Snapshot,
+        name: str,
+        arguments: object,
+        ticket: Ticket | None,
+        taint: TaintLedger,
+        permission: Permission | None = None,
     ) -> Envelope:
+        """Every gate for one call; ``permission`` (a session's release's) replaces the
+        tool's own policy's action, effect and resource for gates 4 and 6."""
         tool = snapshot.get(name)
         if tool is None:
             return refusal(
@@ -101,8 +109,10 @@ class CallPipeline:
             )
         if not self._enablement.is_enabled(tool.alias, tool.remote_name):
             return refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
-        refused = self._authorize(tool, arguments, ticket) or self._check_arguments(
-            tool, arguments, ticket, taint
+        if permission is None:
+            permission = tool.permission
+        refused = self._authorize(tool, permission, arguments, ticket) or self._check_arguments(
+            tool, permission, arguments, ticket, taint
         )
         if refused is not None:
             return refused
@@ -120,20 +130,27 @@ class CallPipeline:
             taint.record(envelope.text)
         return envelope
 
-    def _authorize(self, tool: ExposedTool, arguments: object, ticket: Ticket | None) -> Envelope | None:
+    def _authorize(
+        self, tool: ExposedTool, permission: Permission, arguments: object, ticket: Ticket | None
+    ) -> Envelope | None:
         resource: str | None = None
-        if tool.policy.resource is not None:
-            resource = render_resource(tool.policy.resource, arguments)
+        if permission.resource is not None:
+            resource = render_resource(permission.resource, arguments)
             if resource is None:
                 return refusal(
                     errors.DENIED, tool.name, f"the resource of this call to {tool.name} cannot be determined"
                 )
         now = self._clock() if ticket is not None and ticket.expires_at is not None else _NO_EXPIRY_CHECK
-        decision = authorize(ticket, tool.action, resource, now)
+        decision = authorize(ticket, permission.action, resource, now)
         return None if decision.allowed else refusal(decision.code, tool.name, decision.reason)
 
     def _check_arguments(
-        self, tool: ExposedTool, arguments: object, ticket: Ticket | None, taint: TaintLedger
+        self,
+        tool: ExposedTool,
+        permission: Permission,
+        arguments: object,
+        ticket: Ticket | None,
+        taint: TaintLedger,
     ) -> Envelope | None:
         problems = self._argument_problems(tool, arguments)
         if problems:
@@ -142,7 +159,10 @@ class CallPipeline:
                 tool.name,
                 f"invalid arguments for {tool.name}: " + "; ".join(problems),
             )
-        if tool.effect == "write" and not (ticket is not None and ticket.allow_tainted):
+        # The stricter effect of the release's and today's policy: a tool that writes now is
+        # guarded, whatever the session's release said.
+        writes = permission.effect == "write" or tool.effect == "write"
+        if writes and not (ticket is not None and ticket.allow_tainted):
             reason = taint.find(arguments)
             if reason is not None:
                 return refusal(

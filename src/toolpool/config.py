@@ -8,6 +8,8 @@ the file says, with paths resolved against the file's own folder.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -122,6 +124,29 @@ class ServerSpec(BaseModel):
     enabled: bool = True
     tools: Mapping[str, ToolPolicy] = Field(default_factory=dict)
 
+    @property
+    def spec_hash(self) -> str:
+        """``sha256:`` of how this alias is reached and what runs there: transport, command,
+        arguments, environment (secrets by name), working folder, URL, headers, sandbox and
+        network allowances. Releases record it, so that a resumed session is never served by
+        another command or URL under the same alias (R15). Timeouts, limits and tool
+        policies are not part of it."""
+        reach = {
+            "transport": self.transport,
+            "command": self.command,
+            "args": list(self.args),
+            "env": {key: _plain_value(value) for key, value in self.env.items()},
+            "cwd": None if self.cwd is None else str(self.cwd),
+            "url": self.url,
+            "headers": {key: _plain_value(value) for key, value in self.headers.items()},
+            "sandbox": self.sandbox,
+            "allow_network": self.allow_network,
+            "sandbox_read_only": [str(path) for path in self.sandbox_read_only],
+            "allow_private_network": self.allow_private_network,
+        }
+        text = json.dumps(reach, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
     @field_validator("era")
     @classmethod
     def _era_is_known(cls, value: str) -> str:
@@ -155,6 +180,10 @@ class ServerSpec(BaseModel):
             if self.sandbox != "none" or self.allow_network or self.sandbox_read_only:
                 raise ValueError("`sandbox`, `allow_network` and `sandbox_read_only` are for stdio servers")
         return self
+
+
+def _plain_value(value: ConfigValue) -> str | dict[str, str]:
+    return value if isinstance(value, str) else {"secret": value.secret}
 
 
 class PoolSettings(BaseModel):

@@ -40,6 +40,7 @@ __all__ = [
     "MCP_REMOTE_ERROR",
     "MCP_TIMEOUT",
     "OK",
+    "SERVER_CHANGED",
     "TAINTED_ARGUMENT",
     "TICKET_EXPIRED",
     "TOOL_DISABLED",
@@ -69,6 +70,8 @@ __all__ = [
 # Envelope codes, in the order of the call pipeline's gates (DESIGN.md).
 OK: Final = "ok"
 UNKNOWN_TOOL: Final = "unknown_tool"  # gate 1: not in this request's snapshot
+# gate 1 (R15): the session's release approved another command or URL behind this tool's alias
+SERVER_CHANGED: Final = "server_changed"
 MCP_CONNECTION_LOST: Final = "mcp_connection_lost"  # gate 2 and gate 8
 TOOL_DISABLED: Final = "tool_disabled"  # gate 3
 DENIED: Final = "denied"  # gate 4
@@ -83,6 +86,7 @@ ENVELOPE_CODES: Final = frozenset(
     {
         OK,
         UNKNOWN_TOOL,
+        SERVER_CHANGED,
         MCP_CONNECTION_LOST,
         TOOL_DISABLED,
         DENIED,

@@ -4,7 +4,8 @@
   ``toolpool disable`` takes effect on the next call.
 - ``ConfigFirstPins``: a ``pin`` in the configuration is trusted local policy and wins;
   every other tool is pinned in the store.
-- ``Recorder`` writes audit events and call records off the call path: calls enqueue, one
+- ``Recorder`` writes audit events, call records and sessions' taint off the call path: calls
+  enqueue, one
   task writes batches in a worker thread (one transaction per batch), and closing the pool
   waits, bounded, for the rest.
 - ``Management`` is all of it for one pool: opened with the pool (the configuration's
@@ -14,6 +15,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
+from functools import partial
 
 import anyio
 import anyio.abc
@@ -23,7 +26,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from toolpool.admitter import EraMemory
 from toolpool.config import Config
 from toolpool.errors import UsageError
-from toolpool.store import AuditEntry, CallRecord, SecretKey, Store
+from toolpool.store import AuditEntry, CallRecord, SecretKey, SessionTaint, Store
+from toolpool.taint import TaintDelta, TaintLedger
 from toolpool.vetting import Pin, Pins, PublishedTool
 from toolpool.views import ReleaseView
 
@@ -39,6 +43,8 @@ _BATCH = 512
 _LINGER_S = 0.1
 # Bound on flushing what is left when the pool closes.
 _FLUSH_S = 15.0
+
+_Entry = AuditEntry | CallRecord | SessionTaint
 
 
 class StoreEnablement:
@@ -78,9 +84,9 @@ class Recorder:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._send: MemoryObjectSendStream[AuditEntry | CallRecord]
-        self._receive: MemoryObjectReceiveStream[AuditEntry | CallRecord]
-        self._send, self._receive = anyio.create_memory_object_stream[AuditEntry | CallRecord](_QUEUE)
+        self._send: MemoryObjectSendStream[_Entry]
+        self._receive: MemoryObjectReceiveStream[_Entry]
+        self._send, self._receive = anyio.create_memory_object_stream[_Entry](_QUEUE)
         self._done = anyio.Event()
         self._closing = anyio.Event()
 
@@ -107,6 +113,9 @@ class Recorder:
     def call(self, record: CallRecord) -> None:
         self._put(record)
 
+    def taint(self, session_id: str, delta: TaintDelta) -> None:
+        self._put(SessionTaint(session_id, delta.encode(), datetime.now(UTC)))
+
     async def aclose(self) -> None:
         """Stop taking entries and wait (bounded) until every queued one is written."""
         self._closing.set()
@@ -114,16 +123,17 @@ class Recorder:
         with anyio.move_on_after(_FLUSH_S, shield=True):
             await self._done.wait()
 
-    def _put(self, entry: AuditEntry | CallRecord) -> None:
+    def _put(self, entry: _Entry) -> None:
         try:
             self._send.send_nowait(entry)
         except (anyio.WouldBlock, anyio.ClosedResourceError):
             self._write([entry])  # the writer is far behind, or gone: write it here, never lose it
 
-    def _write(self, batch: list[AuditEntry | CallRecord]) -> None:
+    def _write(self, batch: list[_Entry]) -> None:
         records = [entry for entry in batch if isinstance(entry, CallRecord)]
         events = [entry for entry in batch if isinstance(entry, AuditEntry)]
-        self._store.record_calls(records, events)
+        taints = [entry for entry in batch if isinstance(entry, SessionTaint)]
+        self._store.record_calls(records, events, taints)
 
 
 class Management:
@@ -159,7 +169,8 @@ class Management:
         )
         try:
             for alias, spec in config.servers.items():
-                await anyio.to_thread.run_sync(opened.sync_policy, alias, spec.tools)
+                sync = partial(opened.sync_policy, alias, spec.tools, spec_hash=spec.spec_hash)
+                await anyio.to_thread.run_sync(sync)
         except BaseException:
             if owned:
                 opened.close()
@@ -172,19 +183,30 @@ class Management:
         except UsageError:
             return None
 
-    def open_session(self, principal: str, resume: str | None) -> tuple[str, ReleaseView]:
-        """A new session bound to the current release, or a resumed one with its own.
+    def open_session(self, principal: str, resume: str | None) -> tuple[str, ReleaseView, TaintLedger]:
+        """A new session bound to the current release, or a resumed one with its own release
+        and the taint it had learned; either keeps its taint in the store as it grows.
 
         Raises:
-            UsageError: ``resume`` names no session.
+            UsageError: ``resume`` names no session, or its kept taint cannot be read (a
+                session that cannot get its taint back is not resumed: fail closed).
         """
         if resume is None:
             session_id, number = self.store.open_session(principal)
-            return session_id, self.release(number)
+            return session_id, self.release(number), self._ledger(session_id)
         bound = self.store.session_release(resume)
         if bound is None:
             raise UsageError(f"no session {resume!r} to resume")
-        return resume, self.release(bound)
+        ledger = self._ledger(resume)
+        try:
+            ledger.restore([TaintDelta.decode(data) for data in self.store.session_taint(resume)])
+        except ValueError as exc:
+            raise UsageError(f"session {resume!r} cannot be resumed: its taint record is damaged") from exc
+        return resume, self.release(bound), ledger
+
+    def _ledger(self, session_id: str) -> TaintLedger:
+        recorder = self.recorder
+        return TaintLedger(lambda delta: recorder.taint(session_id, delta))
 
     def release(self, number: int) -> ReleaseView:
         view = self._releases.get(number)

@@ -31,6 +31,7 @@ from toolpool.config import Config, ServerSpec
 from toolpool.enablement import ConfigEnablement, Enablement
 from toolpool.envelope import Envelope, refusal
 from toolpool.errors import (
+    SERVER_CHANGED,
     UNKNOWN_TOOL,
     ConnectionRefused,
     PoolClosed,
@@ -120,8 +121,11 @@ class Pool:
         self._clock = clock
         self._monotonic = monotonic
         self._registry = Registry()
+        self._spec_hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
         self._views = Views(
-            self._registry, enablement if enablement is not None else ConfigEnablement(config)
+            self._registry,
+            enablement if enablement is not None else ConfigEnablement(config),
+            self._spec_hashes,
         )
         self._redactor = Redactor()
         self._blobs = BlobStore()
@@ -235,15 +239,20 @@ class Pool:
         resumed by id, to its original one); its snapshots follow ``ticket`` (R10) and its
         untrusted results taint the arguments of write tools (gate 6).
 
+        With a store, the session's release decides each tool's action, effect and resource
+        (not today's configuration), a tool whose server's spec hash differs from the one
+        the release approved is refused (``server_changed``), and the session's taint is
+        kept in the store: a session resumed in any process gets all three back.
+
         Raises:
-            UsageError: ``resume`` names no known session.
+            UsageError: ``resume`` names no known session, or its taint cannot be restored.
         """
         if self._management is None:
             if resume is not None:
                 raise UsageError("sessions can be resumed only with a store")
             return Session(_next_session_id(), principal, ticket, None, self._views.snapshot, self._run_call)
-        session_id, release = self._management.open_session(principal, resume)
-        return Session(session_id, principal, ticket, release, self._views.snapshot, self._run_call)
+        session_id, release, taint = self._management.open_session(principal, resume)
+        return Session(session_id, principal, ticket, release, self._views.snapshot, self._run_call, taint)
 
     async def connect(self, alias: str) -> None:
         """Admit ``alias``: start it, read every page of its tools, vet them, expose them.
@@ -341,11 +350,25 @@ class Pool:
         self._require_open()
         started = time.perf_counter()
         tool = snapshot.get(name)
-        if tool is not None and session.release is not None and not session.release.admits(tool):
-            # Additions and changes reach only sessions that start after them (R15).
-            envelope = refusal(UNKNOWN_TOOL, name, f"{name} is not part of this session's release")
-        else:
-            envelope = await self._pipeline.run(snapshot, name, arguments, ticket, session.taint)
+        permission = None
+        envelope = None
+        if tool is not None and session.release is not None:
+            # Additions and changes reach only sessions that start after them (R15); the
+            # release, not today's configuration, says what the tool may do.
+            entry = session.release.entry(tool)
+            if entry is None:
+                envelope = refusal(UNKNOWN_TOOL, name, f"{name} is not part of this session's release")
+            elif not session.release.approves_server(tool.alias, self._spec_hashes[tool.alias]):
+                envelope = refusal(
+                    SERVER_CHANGED,
+                    name,
+                    f"the server behind {name} is reached differently (command, URL or sandbox) "
+                    "than this session's release approved; start a new session to use it",
+                )
+            else:
+                permission = entry.permission
+        if envelope is None:
+            envelope = await self._pipeline.run(snapshot, name, arguments, ticket, session.taint, permission)
         envelope = self._redacted(envelope)
         if self._management is not None:
             self._record_call(session, snapshot, name, arguments, envelope, time.perf_counter() - started)

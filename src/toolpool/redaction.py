@@ -22,13 +22,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MAX_DEPTH", "TOO_DEEP", "Redactor", "spellings"]
+__all__ = ["MAX_DEPTH", "TOO_DEEP", "Redactor", "marked_names", "spellings"]
 
 # Shorter values would blank out ordinary words; a secret that short protects nothing anyway.
 _MIN_LENGTH = 4
 _PERCENT = re.compile(r"%[0-9A-F]{2}")
 _PERCENT_ANY_CASE = re.compile(r"%[0-9A-Fa-f]{2}")
 _HEX = re.compile(r"[0-9a-f]+")
+_MARK = "[secret:{}]"
+_MARKED = re.compile(r"\[secret:([^\]]{1,128})\]")
 # Redaction walks values recursively; data nested deeper is replaced, never passed on unread.
 MAX_DEPTH = 256
 TOO_DEEP = "[redacted: nested too deep]"
@@ -61,7 +63,7 @@ class Redactor:
     def redact(self, text: str) -> str:
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(lambda match: f"[secret:{self._name_of(match.group(0))}]", text)
+        return self._pattern.sub(lambda match: _MARK.format(self._name_of(match.group(0))), text)
 
     __call__ = redact
 
@@ -110,6 +112,12 @@ class Redactor:
         if name is None:  # a spelling whose hex digits came in the other case
             name = self._names.get(_PERCENT_ANY_CASE.sub(_upper, found)) or self._names[found.lower()]
         return name
+
+
+def marked_names(text: str) -> tuple[str, ...]:
+    """The names in the ``[secret:NAME]`` marks that redaction left in ``text`` (text that
+    writes such a mark itself is indistinguishable: use this for notices, never for trust)."""
+    return tuple(sorted(set(_MARKED.findall(text))))
 
 
 def spellings(value: str) -> frozenset[str]:

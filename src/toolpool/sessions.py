@@ -26,7 +26,7 @@ class Session:
     """Calls on behalf of ``principal`` with ``ticket``; create it with ``pool.session()``.
 
     ``release`` is the management release the session is bound to (R15), or None where the
-    pool has no store.
+    pool has no store; ``taint`` its ledger (a resumed session's comes back from the store).
     """
 
     def __init__(
@@ -37,12 +37,13 @@ class Session:
         release: ReleaseView | None,
         views: _Views,
         run: _Run,
+        taint: TaintLedger | None = None,
     ) -> None:
         self.id = session_id
         self.principal = principal
         self.ticket = ticket
         self.release = release
-        self.taint = TaintLedger()
+        self.taint = taint if taint is not None else TaintLedger()
         self._views = views
         self._run = run
 

@@ -12,10 +12,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import translate
 from functools import lru_cache
+from typing import Literal
 
 from toolpool.errors import DENIED, OK, TICKET_EXPIRED
 
-__all__ = ["Decision", "Ticket", "authorize"]
+__all__ = ["Decision", "Permission", "Ticket", "authorize"]
+
+
+@dataclass(frozen=True, slots=True)
+class Permission:
+    """What a ticket is checked against for one tool: its local ``action``, its ``effect``
+    (gate 6 guards ``write``) and the ``resource`` template over its arguments (or None).
+    It comes from local policy, or for a session from its release (R15)."""
+
+    action: str
+    effect: Literal["read", "write"]
+    resource: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,42 +10,70 @@ from typing import Any
 
 from toolpool.enablement import Enablement
 from toolpool.registry import Registry, Snapshot
-from toolpool.tickets import Ticket
+from toolpool.tickets import Permission, Ticket
 from toolpool.vetting import ExposedTool
 
-__all__ = ["ReleaseView", "Views"]
+__all__ = ["ReleaseEntry", "ReleaseView", "Views"]
 
 _MAX_CACHED = 256
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseEntry:
+    """One tool as a release enabled it: its permission and its approved definition hash."""
+
+    permission: Permission
+    approved_hash: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class ReleaseView:
-    """What a release lets a session see: ``alias/name`` -> the approved definition hash."""
+    """What a release lets a session see and do (R15): ``alias/name`` -> the tool's
+    permission and approved definition hash, and ``alias`` -> the spec hash of the server
+    the release approved."""
 
     number: int
-    tools: Mapping[str, str | None] = field(default_factory=dict)
+    tools: Mapping[str, ReleaseEntry] = field(default_factory=dict)
+    servers: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, number: int, content: Mapping[str, Any]) -> ReleaseView:
-        """From a release's content: ``{"tools": {"alias/name": {..., "approved_hash"}}, ...}``."""
+        """From a release's content (``toolpool.store.Release``). A release written before
+        spec hashes were recorded approves no server: its sessions can call nothing."""
         tools: Mapping[str, Mapping[str, Any]] = content.get("tools", {})
-        return cls(number, {key: entry.get("approved_hash") for key, entry in tools.items()})
+        entries = {}
+        for key, entry in tools.items():
+            if entry.get("action") is None or entry.get("effect") not in ("read", "write"):
+                continue  # not a callable entry; the store never writes one
+            permission = Permission(entry["action"], entry["effect"], entry.get("resource"))
+            entries[key] = ReleaseEntry(permission, entry.get("approved_hash"))
+        return cls(number, entries, dict(content.get("servers", {})))
+
+    def entry(self, tool: ExposedTool) -> ReleaseEntry | None:
+        """``tool``'s entry if — as it is now — it was enabled, with this definition, in the
+        release; else None."""
+        entry = self.tools.get(f"{tool.alias}/{tool.remote_name}")
+        if entry is None or (entry.approved_hash is not None and entry.approved_hash != tool.definition_hash):
+            return None
+        return entry
 
     def admits(self, tool: ExposedTool) -> bool:
-        """Whether ``tool`` — as it is now — was enabled, with this definition, in the release."""
-        key = f"{tool.alias}/{tool.remote_name}"
-        if key not in self.tools:
-            return False
-        approved = self.tools[key]
-        return approved is None or approved == tool.definition_hash
+        return self.entry(tool) is not None
+
+    def approves_server(self, alias: str, spec_hash: str) -> bool:
+        """Whether the release approved the server that ``spec_hash`` reaches under ``alias``."""
+        return self.servers.get(alias) == spec_hash
 
 
 class Views:
     """Snapshots for (ticket, release), rebuilt only when the registry or enablement changed."""
 
-    def __init__(self, registry: Registry, enablement: Enablement) -> None:
+    def __init__(
+        self, registry: Registry, enablement: Enablement, spec_hashes: Mapping[str, str] | None = None
+    ) -> None:
         self._registry = registry
         self.enablement = enablement
+        self._spec_hashes = dict(spec_hashes or {})
         self._cache: dict[tuple[Ticket | None, int | None], Snapshot] = {}
         self._key = (-1, -1)
         self._version = 0
@@ -70,10 +98,22 @@ class Views:
         self, base: Snapshot, ticket: Ticket | None, release: ReleaseView | None
     ) -> list[ExposedTool]:
         enabled = self.enablement.is_enabled
-        return [
-            tool
-            for tool in base.tools
-            if enabled(tool.alias, tool.remote_name)
-            and (ticket is None or ticket.allows_action(tool.action))
-            and (release is None or release.admits(tool))
-        ]
+        visible = []
+        for tool in base.tools:
+            action = tool.action
+            if release is not None:
+                entry = self.granted(tool, release)
+                if entry is None:
+                    continue
+                action = entry.permission.action
+            if enabled(tool.alias, tool.remote_name) and (ticket is None or ticket.allows_action(action)):
+                visible.append(tool)
+        return visible
+
+    def granted(self, tool: ExposedTool, release: ReleaseView) -> ReleaseEntry | None:
+        """``tool``'s entry in ``release``, if the release admits it — its definition and
+        the server this pool reaches under its alias — as it is now."""
+        entry = release.entry(tool)
+        if entry is None or not release.approves_server(tool.alias, self._spec_hashes.get(tool.alias, "")):
+            return None
+        return entry

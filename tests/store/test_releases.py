@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from toolpool.config import ToolPolicy
 from toolpool.errors import UsageError
 from toolpool.store import Store
 
@@ -24,7 +25,7 @@ def demo(store: Store) -> Store:
 def test_a_new_store_has_release_one_with_nothing_enabled(store: Store) -> None:
     first = store.current_release()
     assert first.number == 1 and store.version == 1
-    assert first.content == {"tools": {}, "disabled_servers": []}
+    assert first.content == {"tools": {}, "disabled_servers": [], "servers": {}}
 
 
 def test_r15_every_management_change_makes_the_next_release(demo: Store) -> None:
@@ -51,14 +52,32 @@ def test_r15_a_release_holds_every_enabled_tool_and_the_disabled_servers(demo: S
     release = demo.current_release()
     assert release.content == {
         "tools": {
-            "demo/lookup": {"action": "demo.lookup", "effect": "read", "approved_hash": None},
-            "demo/send": {"action": "demo.send", "effect": "write", "approved_hash": None},
+            "demo/lookup": {
+                "action": "demo.lookup",
+                "effect": "read",
+                "resource": None,
+                "approved_hash": None,
+            },
+            "demo/send": {"action": "demo.send", "effect": "write", "resource": None, "approved_hash": None},
         },
         "disabled_servers": ["other"],
+        "servers": {},
     }
     assert release.actor == "ana" and release.change == "server.disable other"
     canonical = json.dumps(release.content, sort_keys=True, separators=(",", ":"))
     assert release.content_hash == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def test_r15_a_release_holds_each_tools_resource_template_and_each_servers_spec_hash(demo: Store) -> None:
+    spec_hash = "sha256:" + "ab" * 32
+    policy = ToolPolicy(action="demo.lookup", effect="read", enabled=True, resource="{key}")
+    demo.sync_policy("demo", {"lookup": policy}, spec_hash=spec_hash)
+    content = demo.current_release().content
+    assert content["tools"]["demo/lookup"]["resource"] == "{key}"
+    assert content["servers"] == {"demo": spec_hash}
+    before = demo.current_release().number
+    demo.sync_policy("demo", {"lookup": policy}, spec_hash=spec_hash)
+    assert demo.current_release().number == before  # nothing changed: no release
 
 
 def test_r15_an_old_release_stays_as_it_was(demo: Store) -> None:

@@ -27,6 +27,7 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "ImportedTool",
         "Release",
         "SecretKey",
+        "SessionTaint",
         "Store",
         "StoredPin",
         "TokenHolder",

@@ -26,6 +26,7 @@ from toolpool.store._values import (
     CallStats,
     ImportedTool,
     Release,
+    SessionTaint,
     StoredPin,
     ToolState,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "ImportedTool",
     "Release",
     "SecretKey",
+    "SessionTaint",
     "Store",
     "StoredPin",
     "TokenHolder",

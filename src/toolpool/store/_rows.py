@@ -20,21 +20,26 @@ def where_tool(statement: Any, alias: str, name: str, table: Table = tool_states
 def release_content(connection: Connection) -> dict[str, Any]:
     enabled = connection.execute(
         select(tool_states.c.alias, tool_states.c.name, tool_states.c.action, tool_states.c.effect)
-        .add_columns(tool_states.c.approved_hash)
+        .add_columns(tool_states.c.approved_hash, tool_states.c.resource)
         .where(tool_states.c.enabled)
         .order_by(tool_states.c.alias, tool_states.c.name)
     )
     disabled = connection.scalars(select(servers.c.alias).where(~servers.c.enabled).order_by(servers.c.alias))
+    specs = connection.execute(
+        select(servers.c.alias, servers.c.spec_hash).where(servers.c.spec_hash.is_not(None))
+    )
     return {
         "tools": {
             f"{row.alias}/{row.name}": {
                 "action": row.action,
                 "effect": row.effect,
+                "resource": row.resource,
                 "approved_hash": row.approved_hash,
             }
             for row in enabled
         },
         "disabled_servers": list(disabled),
+        "servers": {row.alias: row.spec_hash for row in specs},
     }
 
 

@@ -57,6 +57,8 @@ def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) 
         values["action"] = action
     if row.effect != policy.effect:
         values["effect"] = policy.effect
+    if row.resource != policy.resource:
+        values["resource"] = policy.resource
     enabled = bool(row.enabled)
     if row.config_enabled and not policy.enabled:
         enabled = False  # the config author took `enabled = true` away
@@ -79,5 +81,5 @@ def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) 
 
 
 def describe_changes(values: Mapping[str, object]) -> dict[str, object]:
-    shown = ("action", "effect", "enabled", "write_approved_by", "write_approved_reason")
+    shown = ("action", "effect", "resource", "enabled", "write_approved_by", "write_approved_reason")
     return {key: values[key] for key in shown if key in values}

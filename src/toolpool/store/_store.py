@@ -42,6 +42,7 @@ from toolpool.store._tables import (
     releases,
     secrets,
     servers,
+    session_taint,
     sessions,
     store_head,
     tool_states,
@@ -55,6 +56,7 @@ from toolpool.store._values import (
     CallStats,
     ImportedTool,
     Release,
+    SessionTaint,
     StoredPin,
     ToolState,
 )
@@ -233,10 +235,17 @@ class Store:
                 detail["release"] = self._release(tx, actor, f"tool.import {alias}")
             self._append(tx, actor, "tool.import", alias, detail)
 
-    def sync_policy(self, alias: str, policies: Mapping[str, ToolPolicy], actor: str = "config") -> None:
+    def sync_policy(
+        self,
+        alias: str,
+        policies: Mapping[str, ToolPolicy],
+        actor: str = "config",
+        spec_hash: str | None = None,
+    ) -> None:
         """Bring the store in line with the configuration's tool tables for ``alias``.
 
-        Writes each tool's action (None when forbidden) and effect. ``enabled`` in the config
+        Writes each tool's action (None when forbidden), effect and resource template, and
+        the server's ``spec_hash`` when given (how the configuration reaches it). ``enabled`` in the config
         acts when it changes: to true, the tool is enabled (with the config's write approval);
         back to false, it is disabled. So a ``disable`` or ``enable`` made in between by
         someone else stays until the config's ``enabled`` changes again. A forbidden tool, a
@@ -251,6 +260,15 @@ class Store:
                 for row in tx.connection.execute(select(tool_states).where(tool_states.c.alias == alias))
             }
             changes: list[dict[str, object]] = []
+            if spec_hash is not None:
+                if not _HASH.match(spec_hash):
+                    raise UsageError(f"{alias}: not a spec hash: {spec_hash[:80]!r}")
+                stored = tx.connection.scalar(select(servers.c.spec_hash).where(servers.c.alias == alias))
+                if stored != spec_hash:
+                    tx.connection.execute(
+                        update(servers).where(servers.c.alias == alias).values(spec_hash=spec_hash)
+                    )
+                    changes.append({"server": alias, "spec_hash": spec_hash})
             for name, policy in sorted(policies.items()):
                 row = rows.get(name)
                 if row is None:
@@ -464,6 +482,16 @@ class Store:
         with self._read() as connection:
             return connection.scalar(select(sessions.c.release).where(sessions.c.id == session_id))
 
+    def session_taint(self, session_id: str) -> list[str]:
+        """What ``record_calls`` kept of a session's taint, oldest first (opaque text)."""
+        query = (
+            select(session_taint.c.data)
+            .where(session_taint.c.session_id == session_id)
+            .order_by(session_taint.c.id)
+        )
+        with self._read() as connection:
+            return list(connection.scalars(query))
+
     # -- secrets ---------------------------------------------------------------------------
 
     def set_secret(self, name: str, value: str, actor: str) -> None:
@@ -556,14 +584,20 @@ class Store:
         """Store one call's record (gate 10)."""
         self.record_calls([record])
 
-    def record_calls(self, records: Sequence[CallRecord], events: Sequence[AuditEntry] = ()) -> None:
-        """Store call records and append audit events, all in one transaction: gate 10 for a
-        batch of calls costs about what one call's costs."""
+    def record_calls(
+        self,
+        records: Sequence[CallRecord],
+        events: Sequence[AuditEntry] = (),
+        taints: Sequence[SessionTaint] = (),
+    ) -> None:
+        """Store call records, append audit events and keep sessions' taint, all in one
+        transaction: gate 10 for a batch of calls costs about what one call's costs."""
         rows = [_call_values(record) for record in records]
         if not events:
             with self._guard(), self._engine.begin() as connection:
                 if rows:
                     connection.execute(insert(call_records), rows)
+                _insert_taints(connection, taints)
             return
         with self._write() as tx:
             redact = self._redactor_for(tx)
@@ -583,6 +617,7 @@ class Store:
             )
             if rows:
                 tx.connection.execute(insert(call_records), rows)
+            _insert_taints(tx.connection, taints)
 
     def call_stats(self, since: datetime | None = None) -> list[CallStats]:
         """Per (alias, tool): calls, Envelope codes, p50 and p95 latency (since ``since``)."""
@@ -837,6 +872,12 @@ class Store:
                 self._append(
                     tx, _FIRST_RELEASE_ACTOR, "store.create", self.url_for_display, {"release": number}
                 )
+
+
+def _insert_taints(connection: Connection, taints: Sequence[SessionTaint]) -> None:
+    if taints:
+        rows = [{"session_id": t.session_id, "data": t.data, "at": t.at} for t in taints]
+        connection.execute(insert(session_taint), rows)
 
 
 def _call_values(record: CallRecord) -> dict[str, object]:

@@ -45,6 +45,7 @@ __all__ = [
     "releases",
     "secrets",
     "servers",
+    "session_taint",
     "sessions",
     "store_head",
     "tokens",
@@ -54,7 +55,7 @@ __all__ = [
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0002"
+SCHEMA_HEAD = "0003"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 
 metadata = MetaData(
@@ -105,6 +106,9 @@ servers = Table(
     Column("alias", String(64), primary_key=True),
     Column("enabled", Boolean, nullable=False, server_default=true()),
     Column("era", String(32), nullable=True),
+    # The hash of how the configuration reaches the server (``ServerSpec.spec_hash``): releases
+    # record it, so a resumed session is never served by another command or URL (R15).
+    Column("spec_hash", String(HASH_LENGTH), nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("changed_at", UTCDateTime, nullable=True),
     Column("changed_by", Text, nullable=True),
@@ -133,6 +137,9 @@ tool_states = Table(
     Column("name", String(128), primary_key=True),
     Column("action", String(128), nullable=True),
     Column("effect", String(8), nullable=False, server_default=text("'write'")),
+    # The configuration's resource template (checked against tickets at gate 4): releases
+    # record it with the action, so a resumed session keeps its mapping (R15).
+    Column("resource", Text, nullable=True),
     Column("enabled", Boolean, nullable=False, server_default=false()),
     # The configuration's last `enabled` value: config enables on a change to true only, so a
     # later `toolpool disable` is not undone by the next sync.
@@ -185,6 +192,18 @@ sessions = Table(
     Column("release", Integer, ForeignKey("releases.number"), nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
 )
+
+# What a session's untrusted results said (gate 6), so that a resumed session keeps its taint:
+# each row one ``TaintDelta.encode()`` — fingerprints and hashes, never the text itself.
+session_taint = Table(
+    "session_taint",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("session_id", String(64), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("data", Text, nullable=False),
+    Column("at", UTCDateTime, nullable=False),
+)
+Index(None, session_taint.c.session_id, session_taint.c.id)
 
 secrets = Table(
     "secrets",

@@ -18,6 +18,7 @@ __all__ = [
     "CallStats",
     "ImportedTool",
     "Release",
+    "SessionTaint",
     "StoredPin",
     "ToolState",
 ]
@@ -78,8 +79,10 @@ class StoredPin(Pin):
 class Release:
     """A numbered, immutable version of the management state (R15).
 
-    ``content`` is ``{"tools": {"alias/name": {"action", "effect", "approved_hash"}, ...},
-    "disabled_servers": [alias, ...]}`` with every enabled tool; ``content_hash`` is the
+    ``content`` is ``{"tools": {"alias/name": {"action", "effect", "resource",
+    "approved_hash"}, ...}, "disabled_servers": [alias, ...], "servers": {alias: spec_hash}}``
+    with every enabled tool (releases made before store schema 0003 lack ``resource`` and
+    ``servers``); ``content_hash`` is the
     ``sha256:`` of its canonical JSON. ``change`` names what made it, as the audit event
     that goes with it: ``"<action> <resource>"`` (``"tool.enable demo_alpha/lookup"``).
     """
@@ -104,6 +107,14 @@ class AuditEntry(NamedTuple):
     action: str
     resource: str
     detail: Mapping[str, object]
+
+
+class SessionTaint(NamedTuple):
+    """Taint a session learned (``Store.record_calls``): ``data`` is opaque to the store."""
+
+    session_id: str
+    data: str
+    at: datetime
 
 
 @dataclass(frozen=True, slots=True)

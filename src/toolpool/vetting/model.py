@@ -11,6 +11,7 @@ from typing import Any, Literal
 import mcp_types
 
 from toolpool.config import ToolPolicy
+from toolpool.tickets import Permission
 from toolpool.vetting.schemas import CompiledSchema
 
 __all__ = ["ExposedTool", "PublishedTool"]
@@ -103,3 +104,8 @@ class ExposedTool:
         # Forbidden tools (action = false) are never exposed, so this is always a name.
         assert self.policy.action is not False
         return self.policy.action
+
+    @property
+    def permission(self) -> Permission:
+        """Action, effect and resource template, from the local policy."""
+        return Permission(self.action, self.policy.effect, self.policy.resource)
