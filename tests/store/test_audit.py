@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from contextlib import suppress
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolpool.errors import UsageError
 from toolpool.store import AuditCheck, SecretKey, Store
@@ -278,3 +281,83 @@ def test_the_first_finding_wins_and_verify_reads_every_row_once(chained: Store, 
     check = chained.verify_audit()
     assert (check.first_bad_id, check.problem, check.checked) == (2, "malformed", 2)
     assert isinstance(check, AuditCheck)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE store_head SET audit_last_hash = CAST(x'ff' AS TEXT)",
+        "UPDATE store_head SET audit_mac = CAST(x'ff' AS TEXT)",
+        "UPDATE store_head SET audit_last_id = CAST(x'ff' AS TEXT)",
+        "UPDATE store_head SET audit_v2_from = 'one'",
+    ],
+)
+def test_sqlite_head_values_of_the_wrong_type_are_a_finding_not_a_crash(
+    chained: Store, store_url: str, statement: str
+) -> None:
+    if not store_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL keeps each column's type")
+    with sqlite3.connect(store_url.removeprefix("sqlite:///")) as database:
+        database.execute(statement)
+    assert _verdict(chained) == (False, None, "head")
+
+
+def test_a_row_that_cannot_be_read_after_a_bad_link_does_not_stop_the_verdict(
+    chained: Store, store_url: str
+) -> None:
+    if not store_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL text is always readable")
+    sql(store_url, "UPDATE audit_events SET prev_hash = ? WHERE id = 3", ("sha256:" + "1" * 64,))
+    with sqlite3.connect(store_url.removeprefix("sqlite:///")) as database:
+        database.execute("UPDATE audit_events SET prev_hash = CAST(x'ff' AS TEXT) WHERE id = 4")
+    assert _verdict(chained)[0] is False
+
+
+_HOSTILE = st.sampled_from(
+    [
+        "NULL",
+        "''",
+        "'x'",
+        "42",
+        "-1",
+        "4.5",
+        "x'ff'",
+        "CAST(x'ff' AS TEXT)",
+        "'[' || replace(hex(zeroblob(3000)), '00', '[')",  # JSON nested 6000 deep
+        "'2026-13-45 99:99:99.000000'",
+        "'sha256:' || lower(hex(randomblob(32)))",
+        "'hmac-sha256:' || lower(hex(randomblob(32)))",
+    ]
+)
+_COLUMNS = st.sampled_from(["at", "actor", "action", "resource", "detail", "prev_hash", "hash", "mac"])
+_HEAD = st.sampled_from(
+    ["audit_last_id", "audit_last_hash", "audit_v2_from", "audit_keyed_from", "audit_mac"]
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    changes=st.lists(st.tuples(st.integers(1, EVENTS + 1), _COLUMNS, _HOSTILE), min_size=1, max_size=3),
+    head=st.none() | st.tuples(_HEAD, _HOSTILE),
+)
+def test_any_value_in_any_column_gives_a_verdict_and_a_listing_never_an_exception(
+    tmp_path_factory: pytest.TempPathFactory,
+    key: SecretKey,
+    changes: list[tuple[int, str, str]],
+    head: tuple[str, str] | None,
+) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "toolpool.db"
+    with Store.open(f"sqlite:///{path}", key=key) as store:
+        for n in range(EVENTS - 1):
+            store.audit("ana", "test.event", f"thing/{n}", {"n": n})
+        with sqlite3.connect(path) as database:
+            database.execute("PRAGMA ignore_check_constraints = ON")
+            for row_id, column, value in changes:
+                with suppress(sqlite3.IntegrityError):  # NOT NULL holds: the database refused it
+                    database.execute(f"UPDATE audit_events SET {column} = {value} WHERE id = ?", (row_id,))  # noqa: S608
+            if head is not None:
+                with suppress(sqlite3.IntegrityError):
+                    database.execute(f"UPDATE store_head SET {head[0]} = {head[1]}")  # noqa: S608
+        check = store.verify_audit()
+        assert isinstance(check, AuditCheck) and check.describe()
+        assert len(store.audit_events()) == EVENTS

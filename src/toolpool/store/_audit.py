@@ -113,10 +113,10 @@ def append_many(
     fresh = key is not None and keyed_from is None and head.audit_mac is None
     if fresh and head.audit_last_id:
         # A head without key fields over a row with a MAC was cleared by hand: treat as broken.
-        last_mac = connection.scalar(
-            select(audit_events.c.mac).where(audit_events.c.id == head.audit_last_id)
+        last_has_mac = connection.scalar(
+            select(audit_events.c.mac.is_not(None)).where(audit_events.c.id == head.audit_last_id)
         )
-        fresh = last_mac is None
+        fresh = not last_has_mac
     if fresh:
         keyed_from = head.audit_last_id + 1  # the first keyed event
     head_ok = fresh or (

@@ -45,6 +45,8 @@ _PG_MOMENT = "YYYY-MM-DD HH24:MI:SS.US BC"  # "... AD" for every moment the stor
 _NOT_TEXT = b"\xff"  # what a non-text SQLite value reads as: never valid UTF-8
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SHOWN = 40  # characters of a bad value quoted in a reason
+_HEAD_COLUMNS = ("audit_last_id", "audit_last_hash", "audit_v2_from", "audit_keyed_from", "audit_mac")
+_HEAD_INTEGERS = frozenset({"audit_last_id", "audit_v2_from", "audit_keyed_from"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,18 +97,22 @@ def rows(connection: Connection, after_id: int | None = None, limit: int | None 
 
 def read_head(connection: Connection) -> ChainHead | str:
     """The head, or one line saying why there is no usable head."""
-    found = connection.execute(
-        select(
-            store_head.c.audit_last_id,
-            store_head.c.audit_last_hash,
-            store_head.c.audit_v2_from,
-            store_head.c.audit_keyed_from,
-            store_head.c.audit_mac,
-        ).where(store_head.c.id == 1)
-    ).all()
+    sqlite = connection.dialect.name == "sqlite"
+    columns: list[ColumnElement[Any]] = [store_head.c[name] for name in _HEAD_COLUMNS]
+    if sqlite:  # as for rows: no value may reach sqlite3 as text it cannot decode
+        columns = [
+            _sqlite_integer(column) if name in _HEAD_INTEGERS else _sqlite_text(column)
+            for name, column in zip(_HEAD_COLUMNS, columns, strict=True)
+        ]
+    found = connection.execute(select(*columns).where(store_head.c.id == 1)).all()
     if not found:
         return "the head row (store_head) is missing"
-    last_id, last_hash, v2_from, keyed_from, mac = found[0]
+    unreadable: list[str] = []
+    values: list[Any] = [
+        value if name in _HEAD_INTEGERS else _text(name, value, unreadable)
+        for name, value in zip(_HEAD_COLUMNS, found[0], strict=True)
+    ]
+    last_id, last_hash, v2_from, keyed_from, mac = values
     problems = [
         _check(isinstance(last_id, int) and last_id >= 0, "audit_last_id", last_id),
         _check(
@@ -120,7 +126,7 @@ def read_head(connection: Connection) -> ChainHead | str:
         ),
         _check(mac is None or (isinstance(mac, str) and MAC.fullmatch(mac) is not None), "audit_mac", mac),
     ]
-    bad = [problem for problem in problems if problem]
+    bad = unreadable + [problem for problem in problems if problem]
     if bad:
         return "the head row (store_head) is malformed: " + "; ".join(bad)
     return ChainHead(last_id, last_hash, v2_from, keyed_from, mac)
@@ -159,6 +165,12 @@ def _sqlite_text(column: ColumnElement[Any]) -> ColumnElement[Any]:
         (kind == "null", None),
         else_=literal(_NOT_TEXT, LargeBinary),
     )
+
+
+def _sqlite_integer(column: ColumnElement[Any]) -> ColumnElement[Any]:
+    """An integer as is, NULL for NULL, and a word for anything else (text included)."""
+    kind = func.typeof(column)
+    return case((kind == "integer", column), (kind == "null", None), else_=literal("not an integer"))
 
 
 def _parse(raw: RowMapping) -> ChainRow:

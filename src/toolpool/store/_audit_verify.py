@@ -151,19 +151,21 @@ class _Walk:
         later = self._row_with_hash(row.prev_hash, above=row.id)
         if later is not None:
             return _Broken(row.id, "reordered", f"it links to event {later}, which comes after it")
-        following = self._scalar(
-            select(audit_events.c.prev_hash)
-            .where(audit_events.c.id > row.id)
-            .order_by(audit_events.c.id)
-            .limit(1)
-        )
-        if following == self._expected:
+        following = self._scalar(select(func.min(audit_events.c.id)).where(audit_events.c.id > row.id))
+        # compared in SQL: the next row's prev_hash may be anything, even text sqlite3 cannot read
+        if following is not None and self._scalar(
+            select(func.count())
+            .select_from(audit_events)
+            .where(audit_events.c.id == following, audit_events.c.prev_hash == self._expected)
+        ):
             return _Broken(row.id, "inserted", "the events around it link to each other, not to it")
         if row.id > self._last_id + 1:
             return _Broken(
                 self._last_id + 1, "deleted", f"event {row.id} links to an event that is not there"
             )
-        if self._last_id == 0 or _recomputed(row, row.id, self._head) != row.hash:
+        if self._last_id == 0:
+            return _Broken(row.id, "deleted", "the first event links to an event that is not there")
+        if _recomputed(row, row.id, self._head) != row.hash:
             return _Broken(row.id, "deleted", "it links to an event that is not there, and was renumbered")
         return _Broken(
             self._last_id,
