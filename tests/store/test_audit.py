@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections.abc import Iterator
 from contextlib import suppress
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,6 +34,16 @@ def chained(store: Store) -> Store:
         store.audit("ana", "test.event", f"thing/{n}", {"n": n, "words": ["a", "b"]})
     assert len(store.audit_events()) == EVENTS
     return store
+
+
+@pytest.fixture
+def on_sqlite(tmp_path: Path, key: SecretKey) -> Iterator[tuple[Store, Path]]:
+    """A chain on SQLite only: for values of the wrong type, which PostgreSQL refuses."""
+    path = tmp_path / "toolpool.db"
+    with Store.open(f"sqlite:///{path}", key=key) as store:
+        for n in range(EVENTS - 1):
+            store.audit("ana", "test.event", f"thing/{n}", {"n": n})
+        yield store, path
 
 
 def _verdict(store: Store) -> tuple[bool, int | None, str | None]:
@@ -247,15 +259,13 @@ def test_a_row_whose_hash_is_not_a_hash_is_malformed(chained: Store, store_url: 
     ],
 )
 def test_sqlite_values_of_the_wrong_type_are_malformed_not_a_crash(
-    chained: Store, store_url: str, column: str, value: str
+    on_sqlite: tuple[Store, Path], column: str, value: str
 ) -> None:
-    if not store_url.startswith("sqlite"):
-        pytest.skip("PostgreSQL keeps each column's type")
-    path = store_url.removeprefix("sqlite:///")
+    store, path = on_sqlite  # PostgreSQL keeps each column's type
     with sqlite3.connect(path) as database:
         database.execute(f"UPDATE audit_events SET {column} = {value} WHERE id = 3")  # noqa: S608
-    assert _verdict(chained) == (False, 3, "malformed")
-    assert [event.id for event in chained.audit_events()] == list(range(1, EVENTS + 1))
+    assert _verdict(store) == (False, 3, "malformed")
+    assert [event.id for event in store.audit_events()] == list(range(1, EVENTS + 1))
 
 
 def test_a_deleted_head_row_is_a_finding_and_writes_fail_with_a_clear_error(
@@ -293,24 +303,22 @@ def test_the_first_finding_wins_and_verify_reads_every_row_once(chained: Store, 
     ],
 )
 def test_sqlite_head_values_of_the_wrong_type_are_a_finding_not_a_crash(
-    chained: Store, store_url: str, statement: str
+    on_sqlite: tuple[Store, Path], statement: str
 ) -> None:
-    if not store_url.startswith("sqlite"):
-        pytest.skip("PostgreSQL keeps each column's type")
-    with sqlite3.connect(store_url.removeprefix("sqlite:///")) as database:
+    store, path = on_sqlite
+    with sqlite3.connect(path) as database:
         database.execute(statement)
-    assert _verdict(chained) == (False, None, "head")
+    assert _verdict(store) == (False, None, "head")
 
 
 def test_a_row_that_cannot_be_read_after_a_bad_link_does_not_stop_the_verdict(
-    chained: Store, store_url: str
+    on_sqlite: tuple[Store, Path],
 ) -> None:
-    if not store_url.startswith("sqlite"):
-        pytest.skip("PostgreSQL text is always readable")
-    sql(store_url, "UPDATE audit_events SET prev_hash = ? WHERE id = 3", ("sha256:" + "1" * 64,))
-    with sqlite3.connect(store_url.removeprefix("sqlite:///")) as database:
+    store, path = on_sqlite  # PostgreSQL text is always readable
+    with sqlite3.connect(path) as database:
+        database.execute("UPDATE audit_events SET prev_hash = ? WHERE id = 3", ("sha256:" + "1" * 64,))
         database.execute("UPDATE audit_events SET prev_hash = CAST(x'ff' AS TEXT) WHERE id = 4")
-    assert _verdict(chained)[0] is False
+    assert _verdict(store)[0] is False
 
 
 _HOSTILE = st.sampled_from(
