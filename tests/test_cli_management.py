@@ -121,7 +121,10 @@ def test_audit_verify_reports_the_first_row_edited_by_hand(tmp_path: Path) -> No
         database.execute("UPDATE audit_events SET actor = 'mallory' WHERE id = 3")
     result = toolpool(tmp_path, "audit", "--verify")
     assert result.returncode == 1
-    assert result.stderr.strip() == "toolpool: error: the audit log is broken at event 3: edited"
+    assert result.stderr.strip() == (
+        "toolpool: error: audit chain broken at event 3: edited "
+        "(its content no longer gives its hash; 3 events read)"
+    )
 
 
 def test_init_never_overwrites_an_existing_config(tmp_path: Path) -> None:

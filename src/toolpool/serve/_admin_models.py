@@ -242,7 +242,8 @@ class AuditCheckOut(_Out):
     ok: bool
     checked: int
     first_bad_id: int | None
-    problem: Literal["edited", "inserted", "deleted"] | None
+    problem: str | None = Field(description="the kind of the first break: see toolpool.store.AuditCheck")
+    reason: str | None
     head_hash: str | None
     summary: str
 
@@ -360,6 +361,7 @@ def audit_check_out(check: AuditCheck) -> AuditCheckOut:
         checked=check.checked,
         first_bad_id=check.first_bad_id,
         problem=check.problem,
+        reason=check.reason,
         head_hash=check.head_hash,
         summary=check.describe(),
     )

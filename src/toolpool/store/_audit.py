@@ -1,57 +1,88 @@
-"""The hash-chained audit log: appending under the write lock, and verifying the chain.
+"""The hash-chained audit log: appending under the write lock, reading, and verifying.
 
-Each event stores ``prev_hash`` (the hash of the event before it, or ``GENESIS``) and
-``hash = sha256(prev_hash + canonical(at, actor, action, resource, detail))``. Ids are
-assigned by the store, contiguously, under the write lock. The ``store_head`` row holds the
-id and hash of the last event and is updated in the same transaction as every append: it is
-the anchor that makes a deletion *at the end* visible, which no chain can show by itself.
+Each event stores ``prev_hash`` (the hash of the event before it, or ``GENESIS``) and its own
+``hash``, which covers its id, ``prev_hash`` and content (the formulas are in
+``_audit_format``). Ids are assigned by the store, contiguously from 1, under the write lock.
+The ``store_head`` row holds the id and hash of the last event and is updated in the same
+transaction as every append: it is the anchor that makes a deletion *at the end* visible,
+which no chain can show by itself.
 
-``verify`` walks the events in id order and reports the first break:
-
-- **edited**: a row's content no longer gives its hash; or its hash was recomputed, so the
-  next row (or the head) no longer links to it while no row is missing;
-- **inserted**: a row the chain does not link: the row after it links past it, or a row links
-  back to an earlier row, or rows follow the event the head names as the last;
-- **deleted**: the chain (or the head) needs a row that is not there; the id reported is the
-  first missing one.
-
-Someone who can write the database can still rewrite the whole chain *and* the head. To
-detect that too, keep ``AuditCheck.head_hash`` somewhere else and compare it later.
+A store opened with its secret key also writes ``mac``, an HMAC of each event's hash under a
+key derived from the secret key, and an HMAC of the head (``audit_mac``): with the key,
+``verify`` can name the first row of a tail that was rewritten and re-hashed, which a plain
+hash chain cannot. The chain is keyed from the first event a key holder writes
+(``audit_keyed_from``). A key holder that finds the head's MAC wrong (rows cut from the end,
+or written by a process without the key) leaves the head's MAC as it was and marks its first
+row: appending never launders what was done before. ``_audit_verify`` states what an intruder
+with database access can and cannot hide, with and without the key.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
+import hmac
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Connection, Row, func, select, update
 
-from toolpool.store._codec import canonical, digest, storable, timestamp
+from toolpool.errors import UsageError
+from toolpool.store._audit_format import GENESIS, HASH, MAC, AuditKey, v2_hash
+from toolpool.store._audit_read import event_of, rows
+from toolpool.store._audit_verify import verify
+from toolpool.store._codec import canonical, storable
 from toolpool.store._tables import audit_events, store_head
-from toolpool.store._values import AuditCheck, AuditEvent
+from toolpool.store._values import AuditEvent
 
-__all__ = ["GENESIS", "Head", "append", "append_many", "events", "verify"]
-
-GENESIS = "sha256:" + "0" * 64
-Problem = Literal["edited", "inserted", "deleted"]
-_PAGE = 2000
+__all__ = ["GENESIS", "AuditKey", "Head", "append", "append_many", "events", "last_id", "verify"]
 
 
 @dataclass(slots=True)
 class Head:
-    """The locked ``store_head`` row of the current write transaction."""
+    """The locked ``store_head`` row of the current write transaction, and the audit key of
+    the process that holds the lock (None: it has no secret key)."""
 
     audit_last_id: int
     audit_last_hash: str
     secrets_version: int
+    audit_keyed_from: int | None = None
+    audit_mac: str | None = None
+    key: AuditKey | None = None
+
+    @classmethod
+    def of(cls, row: Row[Any] | None, key: AuditKey | None) -> Head:
+        """The head from its row, checked, so that no write chains onto garbage.
+
+        Raises:
+            UsageError: the row is missing or malformed (changed outside the store).
+        """
+        if row is None:
+            raise UsageError(_HEAD_BROKEN.format("is missing"))
+        fields = (
+            row.audit_last_id,
+            row.audit_last_hash,
+            row.secrets_version,
+            row.audit_keyed_from,
+            row.audit_mac,
+        )
+        last, last_hash, secrets_version, keyed_from, mac = fields
+        if not (
+            _count(last)
+            and isinstance(last_hash, str)
+            and HASH.fullmatch(last_hash)
+            and _count(secrets_version)
+            and (keyed_from is None or _count(keyed_from))
+            and (mac is None or (isinstance(mac, str) and MAC.fullmatch(mac)))
+        ):
+            raise UsageError(_HEAD_BROKEN.format("is malformed"))
+        return cls(last, last_hash, secrets_version, keyed_from, mac, key)
 
 
-def chain_hash(prev_hash: str, at: datetime, actor: str, action: str, resource: str, detail: str) -> str:
-    content = {"action": action, "actor": actor, "at": timestamp(at), "detail": detail, "resource": resource}
-    return digest(prev_hash + canonical(content))
+_HEAD_BROKEN = (
+    "the store's audit head (table store_head) {}: the database was changed outside toolpool; "
+    "run `toolpool audit --verify`"
+)
 
 
 def append(
@@ -76,14 +107,36 @@ def append_many(
 ) -> None:
     """Append events (actor, action, resource, redacted plain detail) in order with one
     insert and one head update: a batch of calls costs about what one event does."""
-    rows = []
+    if not entries:
+        return
+    key, keyed_from = head.key, head.audit_keyed_from
+    fresh = key is not None and keyed_from is None and head.audit_mac is None
+    if fresh and head.audit_last_id:
+        # A head without key fields over a row with a MAC was cleared by hand: treat as broken.
+        last_has_mac = connection.scalar(
+            select(audit_events.c.mac.is_not(None)).where(audit_events.c.id == head.audit_last_id)
+        )
+        fresh = not last_has_mac
+    if fresh:
+        keyed_from = head.audit_last_id + 1  # the first keyed event
+    head_ok = fresh or (
+        key is not None
+        and head.audit_mac is not None
+        and hmac.compare_digest(
+            head.audit_mac, key.head_mac(head.audit_last_id, head.audit_last_hash, keyed_from)
+        )
+    )
     last_id, last_hash = head.audit_last_id, head.audit_last_hash
+    new_rows: list[dict[str, Any]] = []
     for actor, action, resource, detail in entries:
         actor, action, resource = storable(actor), storable(action), storable(resource)
         detail_text = canonical(detail)
-        row_hash = chain_hash(last_hash, at, actor, action, resource, detail_text)
         last_id += 1
-        rows.append(
+        row_hash = v2_hash(last_id, last_hash, at, actor, action, resource, detail_text)
+        mac = None
+        if key is not None:
+            mac = key.row_mac(row_hash, after_break=not head_ok and not new_rows)
+        new_rows.append(
             {
                 "id": last_id,
                 "at": at,
@@ -93,18 +146,18 @@ def append_many(
                 "detail": detail_text,
                 "prev_hash": last_hash,
                 "hash": row_hash,
+                "mac": mac,
             }
         )
         last_hash = row_hash
-    if not rows:
-        return
-    connection.execute(audit_events.insert(), rows)
-    connection.execute(
-        update(store_head)
-        .where(store_head.c.id == 1)
-        .values(audit_last_id=last_id, audit_last_hash=last_hash)
-    )
+    connection.execute(audit_events.insert(), new_rows)
+    values: dict[str, Any] = {"audit_last_id": last_id, "audit_last_hash": last_hash}
+    if key is not None and head_ok:
+        values |= {"audit_keyed_from": keyed_from, "audit_mac": key.head_mac(last_id, last_hash, keyed_from)}
+    connection.execute(update(store_head).where(store_head.c.id == 1).values(**values))
     head.audit_last_id, head.audit_last_hash = last_id, last_hash
+    head.audit_keyed_from = values.get("audit_keyed_from", head.audit_keyed_from)
+    head.audit_mac = values.get("audit_mac", head.audit_mac)
 
 
 def last_id(connection: Connection) -> int:
@@ -113,94 +166,9 @@ def last_id(connection: Connection) -> int:
 
 
 def events(connection: Connection, limit: int | None, after_id: int | None) -> list[AuditEvent]:
-    query = select(audit_events).order_by(audit_events.c.id)
-    if after_id is not None:
-        query = query.where(audit_events.c.id > after_id)
-    if limit is not None:
-        query = query.limit(limit)
-    return [
-        AuditEvent(
-            id=row.id,
-            at=row.at,
-            actor=row.actor,
-            action=row.action,
-            resource=row.resource,
-            detail=json.loads(row.detail),
-            prev_hash=row.prev_hash,
-            hash=row.hash,
-        )
-        for row in connection.execute(query)
-    ]
+    """Events in id order; a row changed into something unreadable comes back ``malformed``."""
+    return [event_of(row) for row in rows(connection, after_id, limit)]
 
 
-def verify(connection: Connection) -> AuditCheck:
-    """Check the whole chain and its head; ``connection`` should read one snapshot."""
-    head_row = connection.execute(select(store_head.c.audit_last_id, store_head.c.audit_last_hash)).one()
-    head_id, head_hash = head_row.audit_last_id, head_row.audit_last_hash
-    rows = _Lookahead(_rows(connection))
-    expected, last_id, checked = GENESIS, 0, 0
-    successor: dict[str, int] = {}  # hash of an accepted row -> id of the row accepted after it
-    for row in rows:
-        checked += 1
-        if _recomputed(row) != row.hash:
-            return _broken(checked, row.id, "edited", head_hash)
-        if row.prev_hash != expected:
-            return _broken(checked, *_classify(row, expected, last_id, successor, rows.peek()), head_hash)
-        successor[expected] = row.id
-        expected, last_id = row.hash, row.id
-    if head_hash == expected:
-        return AuditCheck(ok=True, checked=checked, head_hash=head_hash)
-    if head_hash in successor:
-        return _broken(checked, successor[head_hash], "inserted", head_hash)
-    if head_id > last_id:
-        return _broken(checked, last_id + 1, "deleted", head_hash)
-    return _broken(checked, last_id, "edited", head_hash)
-
-
-def _classify(
-    row: Row[Any], expected: str, last_id: int, successor: dict[str, int], following: Row[Any] | None
-) -> tuple[int, Problem]:
-    if row.prev_hash in successor:
-        return successor[row.prev_hash], "inserted"  # ``row`` links past the rows after that one
-    if following is not None and following.prev_hash == expected:
-        return row.id, "inserted"  # its neighbours link to each other, not to it
-    if row.id > last_id + 1:
-        return last_id + 1, "deleted"
-    return last_id, "edited"  # nothing is missing: the row before was changed and re-hashed
-
-
-def _recomputed(row: Row[Any]) -> str:
-    return chain_hash(row.prev_hash, row.at, row.actor, row.action, row.resource, row.detail)
-
-
-def _broken(checked: int, row_id: int, problem: Problem, head_hash: str) -> AuditCheck:
-    return AuditCheck(ok=False, checked=checked, first_bad_id=row_id, problem=problem, head_hash=head_hash)
-
-
-def _rows(connection: Connection) -> Iterator[Row[Any]]:
-    after = None
-    while True:
-        query = select(audit_events).order_by(audit_events.c.id).limit(_PAGE)
-        if after is not None:
-            query = query.where(audit_events.c.id > after)
-        page = connection.execute(query).all()
-        yield from page
-        if len(page) < _PAGE:
-            return
-        after = page[-1].id
-
-
-class _Lookahead:
-    """An iterator of rows that can show the next row without taking it."""
-
-    def __init__(self, rows: Iterator[Row[Any]]) -> None:
-        self._rows = rows
-        self._next: Row[Any] | None = next(rows, None)
-
-    def __iter__(self) -> Iterator[Row[Any]]:
-        while self._next is not None:
-            current, self._next = self._next, next(self._rows, None)
-            yield current
-
-    def peek(self) -> Row[Any] | None:
-        return self._next
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -26,7 +26,7 @@ from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN, ToolPolicy
 from toolpool.errors import PolicyRefusal, UsageError
 from toolpool.redaction import Redactor
 from toolpool.store import _audit, _tokens
-from toolpool.store._audit import Head
+from toolpool.store._audit import AuditKey, Head
 from toolpool.store._calls_read import call_page, published_definition
 from toolpool.store._codec import canonical, digest, now, plain, storable
 from toolpool.store._crypto import SecretKey
@@ -90,6 +90,7 @@ class Store:
         self._engine = engine
         self._url = url
         self._key = key
+        self._audit_key = None if key is None else AuditKey(key)
         self._gate = Gate(engine)
         self._redactor: tuple[int, Redactor] | None = None
         self._holders: dict[tuple[Any, ...], TokenHolder] = {}
@@ -574,9 +575,11 @@ class Store:
             return _audit.last_id(connection)
 
     def verify_audit(self) -> AuditCheck:
-        """Walk the chain and its head; report the first edited, inserted or deleted event."""
+        """Walk the chain and its head; report the first bad event and its kind (see
+        ``AuditCheck``). With the store's secret key, the events' MACs are checked too. Never
+        raises for what the tables hold: a malformed row or head is a finding."""
         with self._read(snapshot=True) as connection:
-            return _audit.verify(connection)
+            return _audit.verify(connection, self._audit_key)
 
     # -- call records ----------------------------------------------------------------------
 
@@ -765,13 +768,17 @@ class Store:
                 connection.begin()  # SQLite: BEGIN IMMEDIATE
                 # PostgreSQL: this row lock serializes every writer, as BEGIN IMMEDIATE does.
                 locked = select(store_head).where(store_head.c.id == 1).with_for_update()
-                row = connection.execute(locked).one()
+                row = connection.execute(locked).one_or_none()
+                head = Head.of(row, self._audit_key)
             except DBAPIError as exc:
                 connection.close()
                 if attempt or not exc.connection_invalidated:
                     raise
                 continue
-            return connection, Head(row.audit_last_id, row.audit_last_hash, row.secrets_version)
+            except UsageError:
+                connection.close()
+                raise
+            return connection, head
         raise AssertionError("unreachable")
 
     def _append(self, tx: _Tx, actor: str, action: str, resource: str, detail: Mapping[str, object]) -> None:

@@ -36,6 +36,7 @@ from sqlalchemy.types import TypeDecorator
 __all__ = [
     "ALEMBIC_VERSION_TABLE",
     "HASH_LENGTH",
+    "MAC_LENGTH",
     "SCHEMA_HEAD",
     "UTCDateTime",
     "audit_events",
@@ -57,6 +58,7 @@ ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
 SCHEMA_HEAD = "0003"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
+MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
 metadata = MetaData(
     naming_convention={
@@ -227,6 +229,9 @@ audit_events = Table(
     Column("detail", Text, nullable=False),
     Column("prev_hash", String(HASH_LENGTH), nullable=False),
     Column("hash", String(HASH_LENGTH), nullable=False),
+    # The HMAC of `hash` under a key derived from the store's secret key (see _audit_format);
+    # NULL for a row written by a process without the key.
+    Column("mac", String(MAC_LENGTH), nullable=True),
 )
 
 # One row: the audit chain's head (the anchor that makes deleting the last rows visible), the
@@ -238,6 +243,11 @@ store_head = Table(
     Column("audit_last_id", Integer, nullable=False),
     Column("audit_last_hash", String(HASH_LENGTH), nullable=False),
     Column("secrets_version", Integer, nullable=False),
+    # From this id on, an event's hash covers its id and the previous hash (migration 0003).
+    Column("audit_v2_from", Integer, nullable=True),
+    # The first event written with the secret key, and the HMAC of (last id, last hash, that id).
+    Column("audit_keyed_from", Integer, nullable=True),
+    Column("audit_mac", String(MAC_LENGTH), nullable=True),
     CheckConstraint("id = 1", name="single_row"),
 )
 

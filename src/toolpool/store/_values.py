@@ -14,6 +14,7 @@ __all__ = [
     "AuditCheck",
     "AuditEntry",
     "AuditEvent",
+    "AuditProblem",
     "CallRecord",
     "CallStats",
     "ImportedTool",
@@ -119,7 +120,13 @@ class SessionTaint(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class AuditEvent:
-    """One row of the hash-chained audit log; ``detail`` has every secret value redacted."""
+    """One row of the hash-chained audit log; ``detail`` has every secret value redacted.
+
+    ``malformed`` is None for a row as the store writes it. Otherwise it says, in one line,
+    what cannot be read (``"detail is not JSON: '{bad'"``): someone changed the row outside
+    the store; the fields that could not be read are empty (``at`` is the Unix epoch, ``detail``
+    is ``{}``). ``Store.verify_audit`` reports such a row as ``malformed``.
+    """
 
     id: int
     at: datetime
@@ -129,30 +136,64 @@ class AuditEvent:
     detail: Mapping[str, Any]
     prev_hash: str
     hash: str
+    malformed: str | None = None
+
+
+AuditProblem = Literal[
+    "edited", "inserted", "deleted", "reordered", "renumbered", "appended", "malformed", "head"
+]
 
 
 @dataclass(frozen=True, slots=True)
 class AuditCheck:
-    """The verdict of ``Store.verify_audit``.
+    """The verdict of ``Store.verify_audit``: the first break found, in id order.
 
-    ``problem`` names the first break found, in id order: ``"edited"`` (a row's content no
-    longer matches its hash), ``"inserted"`` (a row that the chain does not link), ``"deleted"``
-    (a row the chain or its head needs is missing). ``first_bad_id`` is that row's id — for a
-    deletion, the id of the first missing row. ``head_hash`` is the hash of the chain's last row
-    as the head records it: keep a copy elsewhere to detect a rewrite of the whole chain.
+    ``problem`` names its kind and ``first_bad_id`` the row (its id as the table has it now):
+
+    - ``edited``: the row's content no longer gives its hash, or its MAC does not match it (the
+      row was changed and re-hashed, or written with another secret key);
+    - ``inserted``: a row the chain does not link (its neighbours link to each other, or a
+      later row links past it);
+    - ``deleted``: a row the chain or the head needs is missing; ``first_bad_id`` is the id the
+      first missing row had (rows cut from the end: the first id after the last row left);
+    - ``reordered``: the row links to a row that comes after it;
+    - ``renumbered``: the row follows the right row but under another id;
+    - ``appended``: a row after the chain's last authentic row (after the head, or, with the
+      key, after the last row the head's MAC vouches for): written outside the store, or by a
+      process without the store's secret key;
+    - ``malformed``: the row cannot be read (a bad time, detail that is not a JSON object, a
+      value of the wrong type); ``reason`` says which column;
+    - ``head``: the ``store_head`` row is missing or malformed, or does not match the chain in
+      a way no row explains; ``first_bad_id`` is None.
+
+    ``reason`` is one line for people. ``with_key``: the MACs were checked (the store was opened
+    with its secret key); ``keyed_from`` is then the first event they cover (None: no event
+    carries a MAC of this key). ``head_hash`` is the hash of the last row as the head records it.
     """
 
     ok: bool
     checked: int
     first_bad_id: int | None = None
-    problem: Literal["edited", "inserted", "deleted"] | None = None
+    problem: AuditProblem | None = None
     head_hash: str | None = None
+    reason: str | None = None
+    keyed_from: int | None = None
+    with_key: bool = False
 
     def describe(self) -> str:
-        """One line for people: what was checked and, if broken, where."""
+        """One line for people: what was checked and, if broken, where and why."""
         if self.ok:
-            return f"audit chain intact: {self.checked} events"
-        return f"audit chain broken at event {self.first_bad_id}: {self.problem} ({self.checked} events read)"
+            return f"audit chain intact: {self.checked} events ({self._coverage()})"
+        where = "its head" if self.first_bad_id is None else f"event {self.first_bad_id}"
+        why = f"{self.reason}; " if self.reason else ""
+        return f"audit chain broken at {where}: {self.problem} ({why}{self.checked} events read)"
+
+    def _coverage(self) -> str:
+        if not self.with_key:
+            return "hash chain only; MACs not checked: verified without the secret key"
+        if self.keyed_from is None:
+            return "hash chain only: no event carries a MAC of this secret key"
+        return f"keyed from event {self.keyed_from}"
 
 
 @dataclass(frozen=True, slots=True)
