@@ -82,7 +82,7 @@ class Release:
 
     ``content`` is ``{"tools": {"alias/name": {"action", "effect", "resource",
     "approved_hash"}, ...}, "disabled_servers": [alias, ...], "servers": {alias: spec_hash}}``
-    with every enabled tool (releases made before store schema 0003 lack ``resource`` and
+    with every enabled tool (releases made before store schema 0004 lack ``resource`` and
     ``servers``); ``content_hash`` is the
     ``sha256:`` of its canonical JSON. ``change`` names what made it, as the audit event
     that goes with it: ``"<action> <resource>"`` (``"tool.enable demo_alpha/lookup"``).
