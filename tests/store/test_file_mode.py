@@ -19,7 +19,9 @@ def _write_something(store: Store) -> None:
     store.audit("test", "test.write", "store", {"n": 1})
 
 
-def test_a_new_sqlite_store_and_its_wal_and_shm_files_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+def test_a_new_sqlite_store_and_its_wal_and_shm_files_are_readable_by_their_owner_only(
+    tmp_path: Path,
+) -> None:
     database = tmp_path / "toolpool.db"
     store = Store.open(f"sqlite:///{database}", key=SecretKey.generate())
     try:
