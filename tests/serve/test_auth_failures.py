@@ -65,6 +65,12 @@ async def test_an_address_that_keeps_guessing_is_refused_while_a_good_token_from
             base = running.url.removesuffix("/mcp")
             failed = []
             async with _from("127.0.0.1") as attacker:
+                # no Authorization header at all guesses nothing: refused, never counted
+                bare = [
+                    await attacker.post(running.url, json=INITIALIZE, headers=MCP_HEADERS)
+                    for _ in range(LIMIT)
+                ]
+                bare += [await attacker.get(f"{base}/admin/servers") for _ in range(LIMIT)]
                 for n, guess in enumerate(guesses):
                     bearer = {"Authorization": f"Bearer {guess}"}
                     if n % 3 == 0:
@@ -92,6 +98,7 @@ async def test_an_address_that_keeps_guessing_is_refused_while_a_good_token_from
                 admin = await operator.get(f"{base}/admin/servers")
         audit = await toolpool_async(config, "audit", "--json", "--limit", "1000")
 
+    assert [answer.status_code for answer in bare] == [401] * (2 * LIMIT)
     assert [answer.status_code for answer in failed] == [401] * LIMIT
     assert [answer.status_code for answer in refused] == [429] * 3
     assert all(0 < int(answer.headers["retry-after"]) <= 120 for answer in refused)

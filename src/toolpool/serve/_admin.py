@@ -4,8 +4,8 @@
 ``/admin``: mount it at the root of the service. Decisions, in one place:
 
 - **Auth.** Every route but ``GET /admin/health`` needs ``Authorization: Bearer <token>``,
-  compared in constant time; missing or wrong → 401, counted for the client's address by the
-  service's ``AuthGuard``. The OpenAPI spec (``/admin/openapi.json``) needs the token too:
+  compared in constant time; missing or wrong → 401 (a wrong one is counted for the client's
+  address by the service's ``AuthGuard``). The OpenAPI spec (``/admin/openapi.json``) needs the token too:
   nothing about the admin surface is readable without it. Interactive docs are off (they
   would load scripts from a CDN).
 - **Headers.** Every answer carries ``API_HEADERS`` (a CSP that allows nothing, no framing,
@@ -122,7 +122,7 @@ def admin_app(
         credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
     ) -> None:
         if credentials is None or not hmac.compare_digest(credentials.credentials.encode(), token):
-            if guard is not None:
+            if guard is not None and "authorization" in request.headers:  # none guesses nothing
                 guard.failed(address_of(request.scope), "admin")
             raise HTTPException(401, "a valid admin token is required", {"WWW-Authenticate": "Bearer"})
 

@@ -15,7 +15,7 @@ id *and* that token, so no other token's request can reach, touch or drop it; an
 with a session id another token owns is answered ``404`` by the gate itself (exactly as the SDK
 answers an unknown id), changes nothing, and is audited (``mcp.foreign_session``: who tried,
 whose session, the method; the id only as a short hash). A failed authentication, and such a
-foreign id, is counted for the client's address by the ``AuthGuard``.
+foreign id, is counted for the client's address by the ``AuthGuard`` (no header at all is not).
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ class BearerGate:
             await _answer(send, 503, _UNAVAILABLE)
             return
         if holder is None:
-            self._failed(scope, "mcp")
+            if "authorization" in headers:  # a request without one guesses nothing
+                self._failed(scope, "mcp")
             await _answer(send, 401, _UNAUTHORIZED, [(b"www-authenticate", b"Bearer")])
             return
         scope["user"] = TokenUser(holder)

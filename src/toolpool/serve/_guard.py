@@ -1,9 +1,10 @@
 """Failed authentication, per client address: counted, reported in aggregate, and an address
 that keeps failing refused for a while.
 
-Every plane tells the guard of its failures: the bearer gate (a missing or unknown MCP token,
-another token's ``Mcp-Session-Id``), the admin API (a wrong admin token) and the UI's login
-form. A window opens at an address's first failure and lasts ``window_s``; the ``limit``-th
+Every plane tells the guard of its failures: the bearer gate (an unknown MCP token, another
+token's ``Mcp-Session-Id``), the admin API (a wrong admin token) and the UI's login form. A
+request with no ``Authorization`` header at all is refused but not counted: it guesses
+nothing, and MCP clients probe without one (OAuth discovery) before they are configured. A window opens at an address's first failure and lasts ``window_s``; the ``limit``-th
 failure inside it refuses every request from that address, on every plane, for ``refusal_s``
 seconds (429 with ``Retry-After``). Other addresses are unaffected. Refused requests do not
 extend the refusal: a client that fixed its token gets in once it ends.

@@ -252,7 +252,7 @@ class _Service:
         if scope["type"] == "lifespan":
             await self._mcp(scope, receive, send)
             return
-        if scope["type"] == "http":
+        if scope["type"] == "http" and len(self._guard):  # nothing to look up while nobody failed
             refused_for = self._guard.refusal(address_of(scope))
             if refused_for is not None:
                 retry = (b"retry-after", str(math.ceil(refused_for)).encode())
