@@ -187,7 +187,14 @@ def _plain_value(value: ConfigValue) -> str | dict[str, str]:
 
 
 class PoolSettings(BaseModel):
-    """Pool-wide limits, with defaults chosen to admit real servers and refuse abuse."""
+    """Pool-wide limits, with defaults chosen to admit real servers and refuse abuse.
+
+    ``auth_*`` apply to ``toolpool serve --http``: ``auth_failure_limit`` failed
+    authentications (MCP token, admin token, UI login, another token's session id) from one
+    client address within ``auth_failure_window_s`` seconds refuse every request from that
+    address for ``auth_refusal_s`` seconds (429, ``Retry-After``; 0 counts and reports only).
+    Failures are logged and audited at most once per address per window.
+    """
 
     model_config = _FROZEN
     store: str | None = None
@@ -200,6 +207,9 @@ class PoolSettings(BaseModel):
     max_result_chars: Annotated[int, Field(ge=64)] = 8000
     max_result_bytes: Annotated[int, Field(ge=1024)] = 4 * 1024 * 1024
     screen_threshold: Annotated[float, Field(gt=0)] = 1.0
+    auth_failure_limit: Annotated[int, Field(ge=1, le=1_000_000)] = 20
+    auth_failure_window_s: Annotated[float, Field(gt=0, le=86_400)] = 60.0
+    auth_refusal_s: Annotated[float, Field(ge=0, le=86_400)] = 300.0
 
 
 class Config(BaseModel):

@@ -143,7 +143,8 @@ async def served(
     config: Path, *mode: str, ready: str = "serving MCP on ", env: Mapping[str, str] | None = None
 ) -> AsyncIterator[Served]:
     """``toolpool serve MODE`` as a child of the test, ready once its stderr says so; always
-    stopped (SIGTERM, then SIGKILL) and reaped at the end. ``env`` adds to its environment."""
+    stopped (SIGTERM, then SIGKILL) and reaped at the end, and ``stderr`` then holds what it
+    said while stopping too. ``env`` adds to its environment."""
     command = [sys.executable, "-m", "toolpool", "serve", *mode, "--config", str(config)]
     process = await anyio.open_process(
         command,
@@ -154,7 +155,7 @@ async def served(
         cwd=config.parent,
     )
     running = Served(process, [])
-    said = anyio.Event()
+    said, ended = anyio.Event(), anyio.Event()
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -167,6 +168,7 @@ async def served(
                 if ready in running.stderr[-1] and not said.is_set():
                     running.url = running.stderr[-1].rsplit(" ", 1)[-1]
                     said.set()
+        ended.set()
 
     try:
         async with anyio.create_task_group() as tasks:
@@ -175,6 +177,9 @@ async def served(
                 await said.wait()
             running.children = children_of(process.pid)
             yield running
+            await stop(process)
+            with anyio.move_on_after(STOP_S):
+                await ended.wait()  # what it said while stopping
             tasks.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):

@@ -147,6 +147,32 @@ def test_every_route_refuses_a_missing_or_wrong_token_with_401(served: Served) -
         assert anonymous.get("/admin/health").json() == {"status": "ok"}
 
 
+def test_every_admin_answer_carries_the_security_headers(store: Store, served: Served) -> None:
+    expected = {
+        "x-content-type-options": "nosniff",
+        "x-frame-options": "DENY",
+        "referrer-policy": "no-referrer",
+        "cache-control": "no-store",
+    }
+    with served.client() as client, httpx.Client(base_url=served.url, timeout=_WAIT_S) as anonymous:
+        answers = [
+            anonymous.get("/admin/health"),  # 200 without a token
+            anonymous.get("/admin/tools"),  # 401
+            client.get("/admin/tools"),  # 200
+            client.get("/admin/tools/demo/nothing"),  # 404
+            client.get("/admin/tools/a__b/x"),  # 422
+            client.post("/admin/servers/demo_alpha/import"),  # 409: no pool
+            client.get("/admin/elsewhere"),  # 404 from the router
+        ]
+        store.close()
+        answers.append(client.get("/admin/tools"))  # 503
+    assert [answer.status_code for answer in answers] == [200, 401, 200, 404, 422, 409, 404, 503]
+    for answer in answers:
+        assert {name: answer.headers.get(name) for name in expected} == expected, answer.url
+        policy = answer.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy, answer.url
+
+
 def test_the_openapi_spec_is_served_with_the_token_and_names_every_route(client: httpx.Client) -> None:
     spec = client.get("/admin/openapi.json").json()
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"

@@ -119,6 +119,59 @@ async def test_the_admin_api_and_the_ui_refuse_a_request_that_names_another_host
                 assert (await local.get(f"{base}/admin/health")).status_code == 200
 
 
+async def test_a_host_name_is_matched_in_any_case_on_every_path_and_another_host_is_refused_in_any_case(
+    tmp_path: Path,
+) -> None:
+    config = copy_config(tmp_path)
+    client_token = new_token(config, "ana", "--allow", "demo.*")
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    mcp_headers = {"Accept": "application/json, text/event-stream"}
+    answers: dict[tuple[str, str], int] = {}
+    with anyio.fail_after(TEST_S):
+        async with served(config, "--http", "127.0.0.1:0", env=WITH_ADMIN) as gateway:
+            base = _base(gateway.url)
+            port = base.rsplit(":", 1)[1]
+            for host in ("LOCALHOST", "LocalHost", "EVIL.example", "Evil.Example"):
+                origin = {"Origin": f"HTTP://{host}:{port}"}
+                async with _client(client_token, Host=f"{host}:{port}") as holder:
+                    mcp = await holder.post(gateway.url, json=initialize, headers=mcp_headers)
+                    answers[(host, "/mcp")] = mcp.status_code
+                    with_origin = await holder.post(
+                        gateway.url, json=initialize, headers=mcp_headers | origin
+                    )
+                    answers[(host, "/mcp with Origin")] = with_origin.status_code
+                async with _client(ADMIN, Host=f"{host}:{port}") as admin:
+                    for path in ("/admin/servers", "/ui/login"):
+                        answers[(host, path)] = (await admin.get(base + path)).status_code
+    assert answers == {
+        **{(host, path): 200 for host in ("LOCALHOST", "LocalHost") for path in ("/mcp", "/mcp with Origin")},
+        **{
+            (host, path): 200
+            for host in ("LOCALHOST", "LocalHost")
+            for path in ("/admin/servers", "/ui/login")
+        },
+        **{
+            (host, path): 421
+            for host in ("EVIL.example", "Evil.Example")
+            for path in ("/mcp", "/mcp with Origin")
+        },
+        **{
+            (host, path): 421
+            for host in ("EVIL.example", "Evil.Example")
+            for path in ("/admin/servers", "/ui/login")
+        },
+    }
+
+
 async def test_the_event_stream_shows_calls_made_over_mcp_and_changes_made_by_another_process(
     tmp_path: Path,
 ) -> None:

@@ -12,6 +12,7 @@ are still reaped).
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -78,6 +79,7 @@ def serve(
         fail("the admin API and web UI are served over --http only")
     admin_token = _admin_token(admin_token_file) if http is not None else None
     loaded = load(config)
+    _log_to_stderr()
     if stdio:
         ticket = Ticket.allow(*(allow or ["*"]), principal=actor())
 
@@ -174,6 +176,18 @@ class _Stopper:
                 if self.phase == "starting" or (self.phase == "serving" and self.stop.is_set()):
                     self._scope.cancel()
                 self.stop.set()
+
+
+def _log_to_stderr() -> None:
+    """The service's log lines (failed authentication, audit trouble) go where its reports go."""
+    logger = logging.getLogger("toolpool")
+    if not any(getattr(handler, "toolpool_cli", False) for handler in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("toolpool: %(message)s"))
+        handler.toolpool_cli = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
 
 
 def _report(line: str) -> None:

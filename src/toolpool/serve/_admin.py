@@ -4,9 +4,12 @@
 ``/admin``: mount it at the root of the service. Decisions, in one place:
 
 - **Auth.** Every route but ``GET /admin/health`` needs ``Authorization: Bearer <token>``,
-  compared in constant time; missing or wrong → 401. The OpenAPI spec
-  (``/admin/openapi.json``) needs the token too: nothing about the admin surface is readable
-  without it. Interactive docs are off (they would load scripts from a CDN).
+  compared in constant time; missing or wrong → 401 (a wrong one is counted for the client's
+  address by the service's ``AuthGuard``). The OpenAPI spec (``/admin/openapi.json``) needs the token too:
+  nothing about the admin surface is readable without it. Interactive docs are off (they
+  would load scripts from a CDN).
+- **Headers.** Every answer carries ``API_HEADERS`` (a CSP that allows nothing, no framing,
+  no sniffing, no referrer) and ``cache-control: no-store`` unless it set its own.
 - **Actor.** Changes are recorded as ``actor_prefix`` (the token names nobody); an
   ``X-Toolpool-Actor: ana`` header (``[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}``) refines it to
   ``admin:ana``. It is a label the token holder chooses, not an authentication.
@@ -36,6 +39,8 @@ from toolpool.importing import import_alias
 from toolpool.pool import Pool
 from toolpool.serve import _admin_models as m
 from toolpool.serve._admin_events import EventFeed, EventHub, EventStream
+from toolpool.serve._guard import AuthGuard, address_of
+from toolpool.serve._headers import API_HEADERS, SecurityHeaders
 from toolpool.store import Store, ToolState
 
 __all__ = ["EventFeed", "EventHub", "admin_app", "status_of"]
@@ -81,6 +86,7 @@ def admin_app(
     events: EventFeed | None = None,
     actor_prefix: str = "admin",
     heartbeat_s: float = HEARTBEAT_S,
+    guard: AuthGuard | None = None,
 ) -> FastAPI:
     """The admin API over ``store``.
 
@@ -92,6 +98,7 @@ def admin_app(
         events: the feed behind ``GET /admin/events`` (without it, 409).
         actor_prefix: who changes are recorded as in the audit log.
         heartbeat_s: seconds of quiet after which the event stream sends a comment.
+        guard: counts each missing or wrong token for the client's address.
 
     Raises:
         UsageError: an empty token or actor prefix.
@@ -105,14 +112,18 @@ def admin_app(
         docs_url=None,
         redoc_url=None,
     )
+    app.add_middleware(SecurityHeaders, headers=API_HEADERS)
     _install_error_handlers(app)
     token = admin_token.encode()
     bearer = HTTPBearer(auto_error=False, description="the admin token")
 
     async def authorized(
+        request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
     ) -> None:
         if credentials is None or not hmac.compare_digest(credentials.credentials.encode(), token):
+            if guard is not None and "authorization" in request.headers:  # none guesses nothing
+                guard.failed(address_of(request.scope), "admin")
             raise HTTPException(401, "a valid admin token is required", {"WWW-Authenticate": "Bearer"})
 
     async def actor(
@@ -305,7 +316,8 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(422, "invalid request: " + "; ".join(problems))
 
     async def internal(request: Request, exc: Exception) -> JSONResponse:
-        return _error(500, "internal error; the service log has the details")
+        # An unhandled error's answer bypasses the middleware: its headers are set here.
+        return _error(500, "internal error; the service log has the details", API_HEADERS)
 
     app.add_exception_handler(ToolpoolError, toolpool_error)
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -35,6 +35,7 @@ from toolpool.errors import UsageError
 from toolpool.serve._bearer import BearerGate, TokenUser, holder_ticket, view_key
 from toolpool.serve._front import build_server
 from toolpool.serve._gateway import IDLE_S, Gateway
+from toolpool.serve._guard import AuthGuard
 from toolpool.serve._views import ClientView
 from toolpool.store import TokenHolder
 
@@ -121,8 +122,9 @@ class _HttpDoor:
         return self._gateway.view(key, holder.principal, holder_ticket(holder), follow_release=follow)
 
 
-def http_app(gateway: Gateway, host: str, port: int) -> ASGIApp:
-    """The whole HTTP application: the bearer gate in front of the SDK's streamable HTTP app."""
+def http_app(gateway: Gateway, host: str, port: int, *, guard: AuthGuard | None = None) -> ASGIApp:
+    """The whole HTTP application: the bearer gate in front of the SDK's streamable HTTP app;
+    ``guard`` counts its failed authentications."""
     server = build_server(gateway, _HttpDoor(gateway))
     mcp_app = server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
@@ -136,7 +138,7 @@ def http_app(gateway: Gateway, host: str, port: int) -> ASGIApp:
         # a worker-thread hop per request cost more than the read itself (bench/RESULTS §7).
         return gateway.store.token_holder(token)
 
-    return BearerGate(mcp_app, lookup, gateway.views)
+    return BearerGate(mcp_app, lookup, gateway.views, guard=guard, audit=gateway.store.audit)
 
 
 def _is_loopback(host: str) -> bool:

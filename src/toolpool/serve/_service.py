@@ -7,7 +7,14 @@ other, behind the bearer gate (401 without a client token, 404 with one).
 
 Every path is guarded against DNS rebinding: ``/mcp`` by the SDK's transport check, the admin
 API and the UI by the same Host rule here (a page on another origin that rebinds its name to
-this listener must not reach the login form, nor a browser's open session).
+this listener must not reach the login form, nor a browser's open session). Host names are
+case-insensitive: ``Host`` and ``Origin`` are lowercased first, so ``LOCALHOST:port`` is
+``localhost:port`` on every path and ``EVIL.example`` is refused like ``evil.example``.
+
+Guessing is noticed: every plane counts its failed authentications for the client's address
+in one ``AuthGuard`` (``[pool] auth_*`` in the configuration); an address over the limit gets
+429 with ``Retry-After`` on every path until its refusal ends, and ``report_failures`` logs and
+audits the counts (``auth.failed``, one per address per window, never a token).
 
 Live events: one ``EventHub`` per service. Each call record is published as it is made
 (``call_event``, pushed by the pool); management events (an enable from the CLI in another
@@ -17,6 +24,7 @@ so the stream shows what every process did, not just this one.
 
 from __future__ import annotations
 
+import math
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,15 +38,27 @@ import uvicorn
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolpool.config import Config
 from toolpool.errors import UsageError
 from toolpool.serve._admin import admin_app
 from toolpool.serve._admin_events import EventHub
 from toolpool.serve._gateway import Gateway
+from toolpool.serve._guard import AuthGuard, GuardSettings, address_of, report_failures
+from toolpool.serve._headers import API_HEADERS
 from toolpool.serve._http import http_app, rebinding_guard, url_of
 from toolpool.serve._ui import ui_app
 from toolpool.store import AuditEvent, Store
 
-__all__ = ["ADMIN_PATH", "UI_PATH", "AdminPlane", "AuditTail", "audit_event", "serve_http", "service_app"]
+__all__ = [
+    "ADMIN_PATH",
+    "UI_PATH",
+    "AdminPlane",
+    "AuditTail",
+    "audit_event",
+    "guard_settings",
+    "serve_http",
+    "service_app",
+]
 
 ADMIN_PATH = "/admin"
 UI_PATH = "/ui"
@@ -51,6 +71,8 @@ _READ_S = 10.0
 _GRACEFUL_SHUTDOWN_S = 2
 _T = TypeVar("_T")
 _BAD_HOST = b'{"error": "invalid Host header"}'
+_REFUSED = b'{"error": "too many failed authentications from this address; retry later"}'
+_CASELESS = frozenset({b"host", b"origin"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,14 +141,29 @@ class AuditTail:
             raise UsageError("the store did not answer in time") from exc
 
 
-def service_app(gateway: Gateway, host: str, port: int, admin: AdminPlane | None) -> ASGIApp:
-    """MCP for token holders; with ``admin``, the admin API and the UI beside it."""
-    mcp = http_app(gateway, host, port)
+def guard_settings(config: Config) -> GuardSettings:
+    """The failed-authentication limits of the configuration (``[pool] auth_*``)."""
+    pool = config.pool
+    return GuardSettings(
+        limit=pool.auth_failure_limit, window_s=pool.auth_failure_window_s, refusal_s=pool.auth_refusal_s
+    )
+
+
+def service_app(
+    gateway: Gateway, host: str, port: int, admin: AdminPlane | None, *, guard: AuthGuard | None = None
+) -> ASGIApp:
+    """MCP for token holders; with ``admin``, the admin API and the UI beside it. ``guard``
+    (by default one with the configuration's limits) counts and refuses failed authentication."""
+    guard = guard if guard is not None else AuthGuard(guard_settings(gateway.config))
+    mcp = http_app(gateway, host, port, guard=guard)
+    hosts = _allowed_hosts(host, port)
     if admin is None:
-        return _Service(mcp, None, None, _allowed_hosts(host, port))
-    api = admin_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events)
-    ui = ui_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events)
-    return _Service(mcp, api, ui, _allowed_hosts(host, port))
+        return _Service(mcp, None, None, hosts, guard)
+    api = admin_app(
+        gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events, guard=guard
+    )
+    ui = ui_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events, guard=guard)
+    return _Service(mcp, api, ui, hosts, guard)
 
 
 async def serve_http(
@@ -147,8 +184,9 @@ async def serve_http(
     signal's default action ends the process before the gateway reaps its children.
     """
     host, port = sock.getsockname()[:2]
+    guard = AuthGuard(guard_settings(gateway.config))
     config = uvicorn.Config(
-        service_app(gateway, host, port, admin),
+        service_app(gateway, host, port, admin, guard=guard),
         log_level="warning",
         access_log=False,
         lifespan="on",
@@ -164,6 +202,7 @@ async def serve_http(
         if admin is not None:
             await tasks.start(AuditTail(gateway.store, admin.events).run)
         tasks.start_soon(stop_when_asked)
+        tasks.start_soon(partial(report_failures, guard, gateway.store.audit))
         on_ready(url_of(sock))
         try:
             await server.serve(sockets=[sock])
@@ -195,16 +234,31 @@ def _allowed_hosts(host: str, port: int) -> frozenset[str] | None:
 class _Service:
     """Routes by path prefix; the lifespan belongs to the MCP app (the SDK's session manager)."""
 
-    def __init__(self, mcp: ASGIApp, api: ASGIApp | None, ui: ASGIApp | None, hosts: frozenset[str] | None):
+    def __init__(
+        self,
+        mcp: ASGIApp,
+        api: ASGIApp | None,
+        ui: ASGIApp | None,
+        hosts: frozenset[str] | None,
+        guard: AuthGuard,
+    ):
         self._mcp = mcp
         self._api = api
         self._ui = ui
         self._hosts = hosts
+        self._guard = guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._mcp(scope, receive, send)
             return
+        if scope["type"] == "http" and len(self._guard):  # nothing to look up while nobody failed
+            refused_for = self._guard.refusal(address_of(scope))
+            if refused_for is not None:
+                retry = (b"retry-after", str(math.ceil(refused_for)).encode())
+                await _answer(send, 429, _REFUSED, retry)
+                return
+        scope = _lowercase_host(scope)
         path: str = scope.get("path", "")
         ui = self._ui is not None and _under(path, UI_PATH)
         api = self._api is not None and _under(path, ADMIN_PATH)
@@ -235,7 +289,23 @@ def _mounted(scope: Scope, prefix: str) -> Scope:
     return {**scope, "root_path": root_path, "app_root_path": scope.get("app_root_path", root_path)}
 
 
-async def _answer(send: Send, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+def _lowercase_host(scope: Scope) -> Scope:
+    """``scope`` with its ``Host`` and ``Origin`` in lower case: every later check compares
+    them exactly, and host names (and URL schemes) are case-insensitive."""
+    headers = scope.get("headers", ())
+    if all(value == value.lower() for name, value in headers if name in _CASELESS):
+        return scope
+    lowered = [(name, value.lower() if name in _CASELESS else value) for name, value in headers]
+    return {**scope, "headers": lowered}
+
+
+async def _answer(send: Send, status: int, body: bytes, *extra: tuple[bytes, bytes]) -> None:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((name.encode(), value.encode()) for name, value in API_HEADERS.items()),
+        (b"cache-control", b"no-store"),
+        *extra,
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -21,22 +21,21 @@ is mounted (``Mount("/ui", ui_app(...))``); links follow the mount's ``root_path
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolpool.errors import UsageError
 from toolpool.pool import Pool
 from toolpool.serve._admin_events import EventFeed
+from toolpool.serve._guard import AuthGuard
+from toolpool.serve._headers import UI_HEADERS, UI_POLICY, SecurityHeaders
 from toolpool.serve._ui_core import LoginRequired, Ui
 from toolpool.serve._ui_live import CALL_EVENT, call_event
 from toolpool.serve._ui_routes import register
@@ -46,18 +45,8 @@ from toolpool.store import Store
 __all__ = ["CALL_EVENT", "CONTENT_SECURITY_POLICY", "SECURITY_HEADERS", "call_event", "ui_app"]
 
 HEARTBEAT_S = 15.0  # under the idle timeout of common proxies (30-60 s), so quiet streams live
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-SECURITY_HEADERS: Mapping[str, str] = {
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-    "cross-origin-opener-policy": "same-origin",
-    "cross-origin-resource-policy": "same-origin",
-}
+CONTENT_SECURITY_POLICY = UI_POLICY
+SECURITY_HEADERS = UI_HEADERS
 _STATIC = Path(__file__).parent / "static"
 
 
@@ -71,6 +60,7 @@ def ui_app(
     actor_prefix: str = "ui",
     heartbeat_s: float = HEARTBEAT_S,
     sessions: Sessions | None = None,
+    guard: AuthGuard | None = None,
 ) -> FastAPI:
     """The web UI over ``store``, to mount at ``/ui``.
 
@@ -85,6 +75,7 @@ def ui_app(
         actor_prefix: who changes are recorded as (``ui`` or ``ui:<name>``).
         heartbeat_s: seconds of quiet after which the live stream sends a comment.
         sessions: the session table (a fresh one by default).
+        guard: counts each wrong token given to the login form for the client's address.
 
     Raises:
         UsageError: an empty token or actor prefix.
@@ -109,35 +100,14 @@ def ui_app(
         token=admin_token.encode("utf-8", "surrogatepass"),
         actor_prefix=actor_prefix,
         heartbeat_s=heartbeat_s,
+        guard=guard,
     )
     app = FastAPI(title=f"{title} web UI", openapi_url=None, docs_url=None, redoc_url=None)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, headers=SECURITY_HEADERS)
     app.mount("/static", StaticFiles(directory=_STATIC), name="static")
     _install_error_handlers(app, ui)
     register(app, ui)
     return app
-
-
-class SecurityHeaders:
-    """Adds ``SECURITY_HEADERS`` to every response, and ``cache-control: no-store`` to every
-    response that did not choose its own (pages show live state)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.update(SECURITY_HEADERS)
-                headers.setdefault("cache-control", "no-store")
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 def _install_error_handlers(app: FastAPI, ui: Ui) -> None:

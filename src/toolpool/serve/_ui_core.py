@@ -12,6 +12,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 
 from toolpool.pool import Pool
 from toolpool.serve._admin_events import EventFeed
+from toolpool.serve._guard import AuthGuard, address_of
 from toolpool.serve._ui_sessions import COOKIE, Sessions, UiSession
 from toolpool.store import Store
 
@@ -35,9 +36,15 @@ class Ui:
     token: bytes
     actor_prefix: str
     heartbeat_s: float
+    guard: AuthGuard | None = None
 
-    def token_ok(self, given: str) -> bool:
-        return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token)
+    def token_ok(self, request: Request, given: str) -> bool:
+        """Whether ``given`` is the admin token; a wrong one is counted for the client's address."""
+        if hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token):
+            return True
+        if self.guard is not None:
+            self.guard.failed(address_of(request.scope), "ui")
+        return False
 
     def session(self, request: Request) -> UiSession:
         """The request's live session.

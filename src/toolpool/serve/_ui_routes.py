@@ -86,7 +86,7 @@ def register(app: FastAPI, ui: Ui) -> None:
     async def login(request: Request) -> Response:
         form = await _form(request, None)
         name = form.get("name", "").strip()
-        if not ui.token_ok(form.get("token", "")):
+        if not ui.token_ok(request, form.get("token", "")):
             return ui.render(request, "login.html", None, 401, error="wrong admin token", name=name)
         if name and not _ACTOR.match(name):
             error = "a name is letters, digits and _ . @ - (at most 64), or nothing"

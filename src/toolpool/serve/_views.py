@@ -123,11 +123,13 @@ class ClientView:
 
 
 class ViewBook:
-    """The live client views of one gateway, by key, and the requests in flight for each key."""
+    """The live client views of one gateway, by key, the requests in flight for each key, and
+    who owns each legacy HTTP session (by session id: the gate refuses anyone else)."""
 
     def __init__(self) -> None:
         self._views: dict[Hashable, ClientView] = {}
         self._busy: dict[Hashable, int] = {}
+        self._owners: dict[str, tuple[Hashable, float]] = {}
 
     def get(self, key: Hashable | None, make: Callable[[], ClientView]) -> ClientView:
         """The view of ``key``, made on first use; a None key gets a view of its own, unkept."""
@@ -156,18 +158,39 @@ class ViewBook:
         if view is not None:
             view.seen = time.monotonic()
 
+    def claim(self, session_id: str, owner: Hashable) -> None:
+        """``owner`` opened the session ``session_id``, or was just served in it."""
+        self._owners[session_id] = (owner, time.monotonic())
+
+    def owner(self, session_id: str) -> Hashable | None:
+        """Who owns the session ``session_id``, if known."""
+        found = self._owners.get(session_id)
+        return None if found is None else found[0]
+
+    def disown(self, session_id: str, owner: Hashable) -> None:
+        """The session ended: forget that ``owner`` owned it (nobody else can make it forget)."""
+        if self.owner(session_id) == owner:
+            del self._owners[session_id]
+
     def drop(self, key: Hashable) -> None:
         view = self._views.pop(key, None)
         if view is not None:
             view.close()
 
     def prune(self, idle_s: float) -> None:
-        """Forget prunable views with nothing in flight for ``idle_s`` seconds."""
+        """Forget prunable views with nothing in flight for ``idle_s`` seconds, and owners of
+        sessions not served for as long (the SDK forgets such a session itself). A session's
+        key is ``("session", id, owner)``."""
         now = time.monotonic()
         for key, view in list(self._views.items()):
             if view.prunable and key not in self._busy and now - view.seen > idle_s:
                 self.drop(key)
+        streaming = {key[1] for key in self._busy if isinstance(key, tuple) and key[0] == "session"}
+        for session_id, (_owner, seen) in list(self._owners.items()):
+            if session_id not in streaming and now - seen > idle_s:
+                del self._owners[session_id]
 
     def close(self) -> None:
         for key in list(self._views):
             self.drop(key)
+        self._owners.clear()

@@ -10,6 +10,7 @@ one ``store_head`` row, taken first by every write transaction (see ``Store._wri
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -73,6 +74,7 @@ def parse_url(url: str) -> URL:
 def connect_engine(url: URL) -> Engine:
     """An engine for ``url`` with the store's per-dialect connection setup."""
     if url.get_backend_name() == "sqlite":
+        _create_private(url.database)
         engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
         event.listen(engine, "connect", _sqlite_connect)
         event.listen(engine, "begin", _sqlite_begin)
@@ -84,6 +86,22 @@ def connect_engine(url: URL) -> Engine:
         return create_engine(url)
     except NoSuchModuleError as exc:  # pragma: no cover - psycopg is a dependency
         raise UsageError(f"no driver for {url.drivername}") from exc
+
+
+def _create_private(database: str | None) -> None:
+    """Create a missing SQLite file readable by its owner only, before SQLite opens it.
+
+    SQLite gives the ``-wal`` and ``-shm`` files the database file's mode, so they are 0600
+    too; the process umask stays as it is (a library does not change it). A file that exists
+    keeps the mode its owner gave it: a store shared with a backup group stays shared. When
+    the file cannot be made here (no such folder, no permission), SQLite tries and says why.
+    """
+    if not database or database.startswith("file:"):
+        return
+    try:
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except OSError:
+        return
 
 
 def raw_connection(engine: Engine) -> Any:
