@@ -10,21 +10,28 @@ Arguments are checked on every call, so validation has a fast path: ``jsonschema
 well under a microsecond; only an invalid instance goes to the reference ``jsonschema``
 validator, for the messages. A schema the fast validator cannot compile uses the reference
 alone. ``tests/vetting`` checks that the two agree.
+
+Every ``pattern`` and ``patternProperties`` key is untrusted code: both validators run them on
+linear-time engines (the fast one on the Rust ``regex`` crate, not its backtracking default;
+the reference one on RE2, ``_reference``), and a pattern RE2 cannot compile anywhere in the
+schema, ``$defs`` and extension keywords included, refuses it (``_patterns``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from referencing import Registry
+
+from toolpool.vetting._patterns import PatternRefused, compile_pattern
+from toolpool.vetting._reference import SCHEMA_FORMATS, ReferenceValidator
 
 __all__ = ["CompiledSchema", "SchemaLimits", "SchemaRejected", "compile_schema"]
 
@@ -39,7 +46,10 @@ _ACCEPTED_DIALECTS = frozenset(
     }
 )
 _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+# Keywords whose values are instances, not schemas: a "pattern" inside them is data.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
 _MESSAGE_MAX = 240
+_WHERE_MAX = 120
 
 
 class SchemaRejected(ValueError):
@@ -58,7 +68,7 @@ class CompiledSchema:
 
     schema: Mapping[str, Any]
     canonical: str
-    _validator: Draft202012Validator
+    _validator: Any  # a ReferenceValidator
     _fast: Any = None  # a jsonschema_rs validator, when it could compile the schema
 
     def is_valid(self, instance: object) -> bool:
@@ -109,12 +119,15 @@ def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
     if dialect is not None and dialect not in _ACCEPTED_DIALECTS:
         raise SchemaRejected("the schema declares a dialect other than JSON Schema 2020-12")
     _check_depth_and_refs(schema, max_depth)
+    _check_patterns(schema)
     try:
-        Draft202012Validator.check_schema(schema)
+        ReferenceValidator.check_schema(schema, format_checker=SCHEMA_FORMATS)
     except SchemaError as exc:
-        where = "/" + "/".join(str(part) for part in exc.absolute_path)
+        where = _pointer(exc.absolute_path)
+        if isinstance(exc.cause, PatternRefused):
+            raise SchemaRejected(_refused_pattern(where, exc.cause)) from None
         raise SchemaRejected(f"not a valid 2020-12 schema at {where}: {exc.validator} is wrong") from None
-    validator = Draft202012Validator(schema, registry=Registry())
+    validator = ReferenceValidator(schema, registry=Registry())
     return CompiledSchema(
         schema=schema, canonical=canonical, _validator=validator, _fast=_fast_validator(schema)
     )
@@ -122,7 +135,9 @@ def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
 
 def _fast_validator(schema: dict[str, Any]) -> Any:
     try:
-        return jsonschema_rs.Draft202012Validator(schema, validate_formats=False, offline=True)
+        return jsonschema_rs.Draft202012Validator(
+            schema, validate_formats=False, offline=True, pattern_options=jsonschema_rs.RegexOptions()
+        )
     except Exception:  # any schema the fast path cannot take is left to the reference validator
         return None
 
@@ -156,3 +171,42 @@ def _check_ref(root: dict[str, Any], keyword: str, ref: object) -> None:
             node = node[int(part)]
         else:
             raise SchemaRejected(f"{keyword} points at nothing inside the schema")
+
+
+def _check_patterns(schema: dict[str, Any]) -> None:
+    """Compile every pattern on the linear-time engine, wherever it is (R4).
+
+    Wider than the meta-schema's ``"format": "regex"``: a pattern under an unknown keyword
+    still runs if a ``$ref`` points there.
+    """
+    stack: list[tuple[object, tuple[str, ...]]] = [(schema, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, list):
+            stack.extend((child, (*path, str(index))) for index, child in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if isinstance(pattern := node.get("pattern"), str):
+            _compile_or_refuse(pattern, (*path, "pattern"))
+        if isinstance(keyed := node.get("patternProperties"), dict):
+            for key in keyed:
+                _compile_or_refuse(key, (*path, "patternProperties"))
+        stack.extend((child, (*path, key)) for key, child in node.items() if key not in _DATA_KEYWORDS)
+
+
+def _compile_or_refuse(pattern: str, path: tuple[str, ...]) -> None:
+    try:
+        compile_pattern(pattern)
+    except PatternRefused as exc:
+        raise SchemaRejected(_refused_pattern(_pointer(path), exc)) from None
+
+
+def _refused_pattern(where: str, exc: PatternRefused) -> str:
+    return f"the pattern at {where} cannot be compiled by the linear-time regex engine: {exc}"
+
+
+def _pointer(path: Iterable[object]) -> str:
+    """A JSON pointer for a message: local text except the schema's own keys, and clipped."""
+    pointer = "/" + "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    return pointer if len(pointer) <= _WHERE_MAX else pointer[: _WHERE_MAX - 1] + "\u2026"

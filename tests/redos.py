@@ -1,0 +1,40 @@
+"""The hostile pattern and input shared by the ReDoS attack tests, and a loop-lag probe."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+
+# Exponential in a backtracking engine: in Python's ``re`` 26 characters took 2 s and
+# 31 take about a minute; a linear-time engine answers in microseconds.
+HOSTILE = r"^(\w+\s?)*$"
+ATTACK = "a" * 30 + "!"
+LAG_LIMIT_S = 0.1  # the issue's bound for a concurrent call's latency
+_TICK_S = 0.002
+
+
+def hostile_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {"q": {"type": "string", "pattern": HOSTILE}}}
+
+
+@asynccontextmanager
+async def loop_lag() -> AsyncIterator[list[float]]:
+    """``[worst]``: the largest delay so far of a ticker task on this loop beyond its sleep."""
+    worst = [0.0]
+
+    async def tick() -> None:
+        while True:
+            started = time.perf_counter()
+            await anyio.sleep(_TICK_S)
+            worst[0] = max(worst[0], time.perf_counter() - started - _TICK_S)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(tick)
+        await anyio.lowlevel.checkpoint()  # the ticker runs before the measured work starts
+        yield worst
+        tasks.cancel_scope.cancel()
