@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -43,3 +44,14 @@ async def loop_lag() -> AsyncIterator[list[float]]:
         yield worst
         worst[0] = max(worst[0], time.perf_counter() - last[0] - _TICK_S)
         tasks.cancel_scope.cancel()
+
+
+# Linear-time engines still cost about (program size x text length) steps when a pattern
+# defeats their DFA (2^100 states here): a megabyte took 0.5 s in the Rust crate, on the loop.
+DFA_HOSTILE = r"[ab]*a[ab]{100}c"
+
+
+def dfa_attack(length: int) -> str:
+    """``length`` random a/b characters (fixed seed): every position may start a match."""
+    chooser = random.Random(12)  # noqa: S311  # a reproducible attack, not a secret
+    return "".join(chooser.choice("ab") for _ in range(length))

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
-from tests.redos import ATTACK, LAG_LIMIT_S, hostile_schema, loop_lag
+from tests.redos import ATTACK, DFA_HOSTILE, LAG_LIMIT_S, dfa_attack, hostile_schema, loop_lag
 from toolpool import Pool, Ticket
 
 pytestmark = pytest.mark.anyio
@@ -87,6 +87,39 @@ async def test_a_per_call_server_with_a_hostile_output_pattern_cannot_block_the_
     config = write_config(
         tmp_path, scripted_server("s", spec, {"find": {"action": "s.find", **READ}}, lifecycle="per_call")
     )
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+            async with loop_lag() as lag:
+                envelope = await pool.call(pool.snapshot(), "mcp__s__find", {}, ticket=ANY)
+    assert envelope.code == "mcp_remote_error" and "output schema" in envelope.text
+    assert lag[0] < LAG_LIMIT_S, f"the loop stalled for {lag[0]:.3f} s"
+
+
+async def test_a_dfa_hostile_pattern_on_a_large_argument_leaves_the_loop_responsive(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": DFA_HOSTILE}}}
+    spec = write_spec(tmp_path, pages=[[tool_def("find", schema)]])
+    config = write_config(tmp_path, scripted_server("s", spec, {"find": {"action": "s.find", **READ}}))
+    attack = dfa_attack(250_000)  # within the default max_argument_bytes (256 KiB)
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+            async with loop_lag() as lag:
+                envelope = await pool.call(pool.snapshot(), "mcp__s__find", {"q": attack}, ticket=ANY)
+    assert envelope.code == "invalid_arguments" and "does not match" in envelope.text
+    assert lag[0] < LAG_LIMIT_S, f"the loop stalled for {lag[0]:.3f} s"
+
+
+async def test_a_dfa_hostile_output_pattern_on_a_megabyte_of_structured_content_leaves_the_loop_responsive(
+    tmp_path: Path,
+) -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": DFA_HOSTILE}}}
+    result = {
+        "content": [{"type": "text", "text": "found"}],
+        "structuredContent": {"q": dfa_attack(1_000_000)},
+    }
+    spec = write_spec(tmp_path, pages=[[tool_def("find") | {"outputSchema": schema}]], raw_call_result=result)
+    config = write_config(tmp_path, scripted_server("s", spec, {"find": {"action": "s.find", **READ}}))
     async with Pool(config) as pool:
         with anyio.fail_after(TIMEOUT):
             await pool.connect("s")

@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.redos import ATTACK, HOSTILE
+from tests.redos import ATTACK, DFA_HOSTILE, HOSTILE, dfa_attack
 from toolpool.vetting import SchemaLimits, SchemaRejected, compile_schema
 
 LIMITS = SchemaLimits(max_bytes=64 * 1024, max_depth=32)
@@ -84,6 +85,7 @@ def test_a_hostile_pattern_with_hostile_input_is_judged_at_once_with_a_local_mes
         (_string_with(r"^(a)\1$"), "/properties/q/pattern"),
         (_string_with(r"^(?<x>a)\k<x>$"), "/properties/q/pattern"),
         (_string_with("a{2000}"), "/properties/q/pattern"),
+        (_string_with(r"^(\w+\s?){1000}$"), "/properties/q/pattern"),  # linear, but 26,000 steps a character
         ({"type": "object", "patternProperties": {"^(?=x)": {}}}, "/patternProperties"),
         (
             {"type": "object", "$defs": {"d": {"type": "string", "pattern": "(?=x)"}}},
@@ -190,3 +192,23 @@ def test_the_fast_validator_agrees_with_the_reference_on_patterns(pattern: str, 
     assert compiled._fast is not None
     for instance in ({"q": value}, {value: 1}, {value: True}):
         assert compiled._fast.is_valid(instance) == compiled._validator.is_valid(instance), instance
+
+
+@pytest.mark.anyio
+async def test_check_judges_a_large_instance_on_a_worker_thread_with_the_same_verdict() -> None:
+    compiled = compile_schema(_string_with(DFA_HOSTILE), LIMITS)
+    attack = {"q": dfa_attack(250_000)}
+    fine = {"q": "b" * 250_000 + "a" + "b" * 100 + "c"}
+    with anyio.fail_after(30):
+        refused, accepted = await compiled.check(attack), await compiled.check(fine)
+    assert refused and "does not match" in refused[0] and len(refused[0]) < 240
+    assert accepted == []
+    assert compiled.problems(attack) and compiled.problems(fine) == []
+
+
+@pytest.mark.anyio
+async def test_a_value_too_large_to_check_against_a_costly_pattern_is_refused_unread() -> None:
+    compiled = compile_schema(_string_with(r"^.{1,1000}$"), LIMITS)  # 9,000 steps a character
+    with anyio.fail_after(30):
+        found = await compiled.check({"q": "x" * 200_000})
+    assert found == ["the value is too large to check against the schema's patterns"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
-__all__ = ["PatternRefused", "compile_pattern", "search"]
+__all__ = ["PatternRefused", "compile_pattern", "search", "shown"]
 
 # ECMA-262 WhiteSpace and LineTerminator: what ``\s`` means in a JSON Schema pattern.
 _SPACES = (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B))
@@ -32,6 +32,11 @@ _MAX_CODE_POINT = 0x10FFFF
 # its (still linear) NFA, and a program that does not fit refuses the pattern.
 _MAX_MEM = 8 << 20
 _CACHED = 1024  # compiled patterns kept; a schema repeats its few patterns on every call
+# Matching costs up to (program size x text length) steps when a pattern defeats the DFA.
+# Real patterns stay far below this (a URL pattern: 2,900; ^.{1,1000}$: 9,000); the ReDoS
+# pattern ^(\w+\s?){1000}$ needs 26,000.
+MAX_PROGRAM = 16_384
+_SHOWN = 48  # characters of a value quoted in a message
 # Only fixed text from RE2's error codes is shown: what follows the code quotes the pattern.
 _REASONS = {
     "invalid perl operator": "it uses lookaround, an atomic group or another backtracking construct",
@@ -103,11 +108,14 @@ def compile_pattern(pattern: str) -> Any:
         PatternRefused: the pattern needs backtracking, or is malformed, or too large.
     """
     try:
-        return re2.compile(to_re2(pattern), _OPTIONS)
+        program = re2.compile(to_re2(pattern), _OPTIONS)
     except re2.error as exc:
         raise PatternRefused(_reason(exc)) from None
     except UnicodeEncodeError:
         raise PatternRefused("it contains a lone surrogate") from None
+    if program.programsize > MAX_PROGRAM:
+        raise PatternRefused(f"it compiles to more than {MAX_PROGRAM} steps per character")
+    return program
 
 
 def search(pattern: str, text: str) -> bool | None:
@@ -118,6 +126,11 @@ def search(pattern: str, text: str) -> bool | None:
         return compile_pattern(pattern).search(text) is not None
     except (PatternRefused, UnicodeEncodeError):
         return None
+
+
+def shown(text: str) -> str:
+    """``text`` quoted for a message, cut: a long value would push the reason out."""
+    return repr(text) if len(text) <= _SHOWN else repr(text[:_SHOWN]) + "\u2026"
 
 
 def _reason(exc: Exception) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
-from toolpool.vetting._patterns import PatternRefused, compile_pattern, search
+from toolpool.vetting._patterns import PatternRefused, compile_pattern, search, shown
 
 __all__ = ["SCHEMA_FORMATS", "ReferenceValidator"]
 
@@ -27,9 +27,9 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, A
         return
     found = search(pattern, instance)
     if found is None:
-        yield ValidationError(f"{instance!r} cannot be matched against {pattern!r}")
+        yield ValidationError(f"{shown(instance)} cannot be matched against {shown(pattern)}")
     elif not found:
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{shown(instance)} does not match {shown(pattern)}")
 
 
 def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Any) -> Errors:
@@ -39,7 +39,7 @@ def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: A
         for key, value in instance.items():
             found = search(pattern, key)
             if found is None:
-                yield ValidationError(f"{key!r} cannot be matched against {pattern!r}")
+                yield ValidationError(f"{shown(key)} cannot be matched against {shown(pattern)}")
             elif found:
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
@@ -57,7 +57,7 @@ def _additional_properties(
             continue
         found = [search(pattern, key) for pattern in patterns]
         if None in found:
-            yield ValidationError(f"{key!r} cannot be matched against the patternProperties")
+            yield ValidationError(f"{shown(key)} cannot be matched against the patternProperties")
         elif not any(found):
             extras.append(key)
     if validator.is_type(additional, "object"):
@@ -66,8 +66,8 @@ def _additional_properties(
     elif not additional and extras:
         if patterns:
             verb = "does" if len(extras) == 1 else "do"
-            joined = ", ".join(repr(each) for each in sorted(extras))
-            listed = ", ".join(repr(each) for each in sorted(patterns))
+            joined = ", ".join(shown(each) for each in sorted(extras))
+            listed = ", ".join(shown(each) for each in sorted(patterns))
             yield ValidationError(f"{joined} {verb} not match any of the regexes: {listed}")
         else:
             yield ValidationError(f"Additional properties are not allowed ({_extras(extras)} unexpected)")
@@ -133,7 +133,7 @@ def _passes(errors: Errors) -> bool:
 
 def _extras(keys: list[Any]) -> str:
     verb = "was" if len(keys) == 1 else "were"
-    return f"{', '.join(repr(key) for key in keys)} {verb}"
+    return f"{', '.join(shown(str(key)) for key in keys)} {verb}"
 
 
 def _is_linear_regex(instance: object) -> bool:

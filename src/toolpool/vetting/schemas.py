@@ -14,7 +14,11 @@ alone. ``tests/vetting`` checks that the two agree.
 Every ``pattern`` and ``patternProperties`` key is untrusted code: both validators run them on
 linear-time engines (the fast one on the Rust ``regex`` crate, not its backtracking default;
 the reference one on RE2, ``_reference``), and a pattern RE2 cannot compile anywhere in the
-schema, ``$defs`` and extension keywords included, refuses it (``_patterns``).
+schema, ``$defs`` and extension keywords included, refuses it (``_patterns``). Linear is
+not free: a pattern that defeats the DFA costs about (program size x text length) steps, so
+``check`` moves a large instance of a schema with patterns to a worker thread, on the
+reference validator alone (RE2 releases the GIL while it matches; jsonschema_rs does not),
+and refuses one too large to check at all.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 from urllib.parse import unquote
 
+import anyio.to_thread
 import jsonschema_rs
 from jsonschema.exceptions import SchemaError
 from referencing import Registry
@@ -50,6 +56,12 @@ _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
 _MESSAGE_MAX = 240
 _WHERE_MAX = 120
+# Regex work (program size x characters of text) that ``check`` leaves on the event loop:
+# at ~10 ns a step when a pattern defeats the DFA, about 10 ms. Up to the second bound it
+# runs on a worker thread (about 10 s of one core at worst); past it the value is refused.
+_INLINE_REGEX_WORK = 1_000_000
+_MAX_REGEX_WORK = 1_000_000_000
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 class SchemaRejected(ValueError):
@@ -70,6 +82,7 @@ class CompiledSchema:
     canonical: str
     _validator: Any  # a ReferenceValidator
     _fast: Any = None  # a jsonschema_rs validator, when it could compile the schema
+    regex_cost: int = 0  # steps per character of the costliest pattern; 0: no patterns
 
     def is_valid(self, instance: object) -> bool:
         if self._fast is not None:
@@ -80,16 +93,29 @@ class CompiledSchema:
         return bool(self._validator.is_valid(instance))
 
     def problems(self, instance: object, limit: int = 3) -> list[str]:
-        """Up to ``limit`` local descriptions of why ``instance`` does not validate."""
+        """Up to ``limit`` local descriptions of why ``instance`` does not validate.
+
+        On an event loop, use ``check``: this runs the schema's patterns in place.
+        """
         if self.is_valid(instance):
             return []
-        found: list[str] = []
-        for error in self._validator.iter_errors(instance):
-            where = "/" + "/".join(str(part) for part in error.absolute_path)
-            found.append(f"at {where}: {error.message}"[:_MESSAGE_MAX])
-            if len(found) >= limit:
-                break
-        return found or ["the value does not match the schema"]
+        return self._messages(instance, limit) or ["the value does not match the schema"]
+
+    async def check(self, instance: object, limit: int = 3) -> list[str]:
+        """``problems``, with the regex work this instance may cost kept off the event loop."""
+        work = self.regex_cost * _text_size(instance) if self.regex_cost else 0
+        if work <= _INLINE_REGEX_WORK:
+            return self.problems(instance, limit)
+        if work > _MAX_REGEX_WORK:
+            return ["the value is too large to check against the schema's patterns"]
+        return await anyio.to_thread.run_sync(self._messages, instance, limit, abandon_on_cancel=True)
+
+    def _messages(self, instance: object, limit: int) -> list[str]:
+        """The reference validator's findings; empty if it finds the instance valid."""
+        return [
+            f"at {_pointer(error.absolute_path)}: {error.message}"[:_MESSAGE_MAX]
+            for error in islice(self._validator.iter_errors(instance), limit)
+        ]
 
 
 def compile_schema(schema: object, limits: SchemaLimits) -> CompiledSchema:
@@ -119,7 +145,7 @@ def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
     if dialect is not None and dialect not in _ACCEPTED_DIALECTS:
         raise SchemaRejected("the schema declares a dialect other than JSON Schema 2020-12")
     _check_depth_and_refs(schema, max_depth)
-    _check_patterns(schema)
+    regex_cost = _check_patterns(schema)
     try:
         ReferenceValidator.check_schema(schema, format_checker=SCHEMA_FORMATS)
     except SchemaError as exc:
@@ -129,7 +155,11 @@ def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
         raise SchemaRejected(f"not a valid 2020-12 schema at {where}: {exc.validator} is wrong") from None
     validator = ReferenceValidator(schema, registry=Registry())
     return CompiledSchema(
-        schema=schema, canonical=canonical, _validator=validator, _fast=_fast_validator(schema)
+        schema=schema,
+        canonical=canonical,
+        _validator=validator,
+        _fast=_fast_validator(schema),
+        regex_cost=regex_cost,
     )
 
 
@@ -173,12 +203,14 @@ def _check_ref(root: dict[str, Any], keyword: str, ref: object) -> None:
             raise SchemaRejected(f"{keyword} points at nothing inside the schema")
 
 
-def _check_patterns(schema: dict[str, Any]) -> None:
-    """Compile every pattern on the linear-time engine, wherever it is (R4).
+def _check_patterns(schema: dict[str, Any]) -> int:
+    """Compile every pattern on the linear-time engine, wherever it is (R4); the largest
+    program's size.
 
     Wider than the meta-schema's ``"format": "regex"``: a pattern under an unknown keyword
     still runs if a ``$ref`` points there.
     """
+    cost = 0
     stack: list[tuple[object, tuple[str, ...]]] = [(schema, ())]
     while stack:
         node, path = stack.pop()
@@ -188,18 +220,28 @@ def _check_patterns(schema: dict[str, Any]) -> None:
         if not isinstance(node, dict):
             continue
         if isinstance(pattern := node.get("pattern"), str):
-            _compile_or_refuse(pattern, (*path, "pattern"))
+            cost = max(cost, _compile_or_refuse(pattern, (*path, "pattern")))
         if isinstance(keyed := node.get("patternProperties"), dict):
             for key in keyed:
-                _compile_or_refuse(key, (*path, "patternProperties"))
+                cost = max(cost, _compile_or_refuse(key, (*path, "patternProperties")))
         stack.extend((child, (*path, key)) for key, child in node.items() if key not in _DATA_KEYWORDS)
+    return cost
 
 
-def _compile_or_refuse(pattern: str, path: tuple[str, ...]) -> None:
+def _compile_or_refuse(pattern: str, path: tuple[str, ...]) -> int:
     try:
-        compile_pattern(pattern)
+        return int(compile_pattern(pattern).programsize)
     except PatternRefused as exc:
         raise SchemaRejected(_refused_pattern(_pointer(path), exc)) from None
+
+
+def _text_size(instance: object) -> int:
+    """About how many characters the patterns may read: the instance's JSON length (which
+    holds every string and key); anything that is not plain JSON counts as too large."""
+    try:
+        return len(_ENCODER.encode(instance))
+    except (TypeError, ValueError, RecursionError):
+        return _MAX_REGEX_WORK
 
 
 def _refused_pattern(where: str, exc: PatternRefused) -> str:
