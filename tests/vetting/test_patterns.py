@@ -173,6 +173,7 @@ def test_a_value_the_engine_cannot_read_fails_closed_in_the_reference_validator(
     )
     assert compiled.problems({"q": "a\ud800"})  # a lone surrogate is not text RE2 can match
     assert compiled.problems({"x\ud800": 1})
+    assert compiled.problems({5: 1})  # not JSON: no key to match, and no exception either
 
 
 PATTERNS = [r"^[a-z]+$", r"^\d{2,4}-\w*$", r"\s", r"^[^\s]+$", r"^(ab|c)*\.?$", r"é|\u00e8", "^$"]

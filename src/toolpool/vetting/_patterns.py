@@ -118,18 +118,21 @@ def compile_pattern(pattern: str) -> Any:
     return program
 
 
-def search(pattern: str, text: str) -> bool | None:
+def search(pattern: str, text: object) -> bool | None:
     """Whether ``pattern`` matches somewhere in ``text`` (JSON Schema's unanchored search);
-    None when it cannot be decided: the pattern does not compile or ``text`` is not valid
-    Unicode (a lone surrogate). Callers treat None as a failure."""
+    None when it cannot be decided: the pattern does not compile, or ``text`` is not a
+    string or not valid Unicode (a lone surrogate). Callers treat None as a failure."""
+    if not isinstance(text, str):
+        return None
     try:
         return compile_pattern(pattern).search(text) is not None
     except (PatternRefused, UnicodeEncodeError):
         return None
 
 
-def shown(text: str) -> str:
-    """``text`` quoted for a message, cut: a long value would push the reason out."""
+def shown(value: object) -> str:
+    """``value`` quoted for a message, cut: a long value would push the reason out."""
+    text = value if isinstance(value, str) else repr(value)
     return repr(text) if len(text) <= _SHOWN else repr(text[:_SHOWN]) + "\u2026"
 
 
