@@ -29,9 +29,10 @@ _SPACES = (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x20
 _SPACES += (0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF)
 _MAX_CODE_POINT = 0x10FFFF
 # Each RE2 object may use this much for its program and lazy DFA; past it RE2 falls back to
-# its (still linear) NFA, and a program that does not fit refuses the pattern.
-_MAX_MEM = 8 << 20
-_CACHED = 1024  # compiled patterns kept; a schema repeats its few patterns on every call
+# its (still linear) NFA. RE2's default, 8 MiB, let a DFA-hostile pattern keep 2.8 MiB after
+# one match: 1,024 of them would hold 3 GiB. At 2 MiB it is 0.7 MiB, and no slower.
+_MAX_MEM = 2 << 20
+_CACHED = 256  # compiled patterns kept; a schema repeats its few patterns on every call
 # Matching costs up to (program size x text length) steps when a pattern defeats the DFA.
 # Real patterns stay far below this (a URL pattern: 2,900; ^.{1,1000}$: 9,000); the ReDoS
 # pattern ^(\w+\s?){1000}$ needs 26,000.

@@ -63,6 +63,11 @@ _INLINE_REGEX_WORK = 1_000_000
 _MAX_REGEX_WORK = 1_000_000_000
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _WALKED_NODES = 256
+# The Rust ``regex`` crate, never fancy-regex's backtracking; with its default lazy-DFA cache
+# (2 MiB) a DFA-hostile pattern kept 2.1 MiB after one match, in each of up to 4,096 cached
+# schemas; 256 KiB keeps it small (and was faster). A program past 2 MiB leaves the schema to
+# the reference validator.
+_LINEAR_PATTERNS = jsonschema_rs.RegexOptions(size_limit=2 << 20, dfa_size_limit=256 << 10)
 
 
 class SchemaRejected(ValueError):
@@ -171,7 +176,7 @@ def _compile_canonical(canonical: str, max_depth: int) -> CompiledSchema:
 def _fast_validator(schema: dict[str, Any]) -> Any:
     try:
         return jsonschema_rs.Draft202012Validator(
-            schema, validate_formats=False, offline=True, pattern_options=jsonschema_rs.RegexOptions()
+            schema, validate_formats=False, offline=True, pattern_options=_LINEAR_PATTERNS
         )
     except Exception:  # any schema the fast path cannot take is left to the reference validator
         return None
