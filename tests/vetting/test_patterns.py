@@ -210,6 +210,11 @@ async def test_check_judges_a_large_instance_on_a_worker_thread_with_the_same_ve
 @pytest.mark.anyio
 async def test_a_value_too_large_to_check_against_a_costly_pattern_is_refused_unread() -> None:
     compiled = compile_schema(_string_with(r"^.{1,1000}$"), LIMITS)  # 9,000 steps a character
+    many = compile_schema(
+        {"type": "object", "properties": {"l": {"type": "array", "items": {"pattern": r"^.{1,1000}$"}}}},
+        LIMITS,
+    )
     with anyio.fail_after(30):
         found = await compiled.check({"q": "x" * 200_000})
-    assert found == ["the value is too large to check against the schema's patterns"]
+        found_in_many = await many.check({"l": ["x" * 100] * 2_000})  # the same text, in pieces
+    assert found == found_in_many == ["the value is too large to check against the schema's patterns"]

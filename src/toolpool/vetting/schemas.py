@@ -109,11 +109,8 @@ class CompiledSchema:
 
     async def check(self, instance: object, limit: int = 3) -> list[str]:
         """``problems``, with the regex work this instance may cost kept off the event loop."""
-        work = (
-            self.regex_cost * _text_size(instance, _INLINE_REGEX_WORK // self.regex_cost)
-            if self.regex_cost
-            else 0
-        )
+        size = _text_size(instance, _MAX_REGEX_WORK // self.regex_cost) if self.regex_cost else 0
+        work = self.regex_cost * size
         if work <= _INLINE_REGEX_WORK:
             return self.problems(instance, limit)
         if work > _MAX_REGEX_WORK:
@@ -246,9 +243,9 @@ def _compile_or_refuse(pattern: str, path: tuple[str, ...]) -> int:
 
 
 def _text_size(instance: object, enough: int) -> int:
-    """How many characters the patterns may read (strings and keys), counted until past
-    ``enough``; an instance of many nodes is measured by its JSON length instead (the C
-    encoder is faster than this walk), and one that is not plain JSON counts as too large."""
+    """How many characters the patterns may read (strings and keys), at least: counting stops
+    once past ``enough``. An instance of many nodes is measured by its JSON length instead
+    (the C encoder is faster than this walk); one that is not plain JSON counts as too large."""
     size = 0
     stack = [instance]
     for _ in range(_WALKED_NODES):
