@@ -178,7 +178,9 @@ class Admitter:
     def _vet(
         self, spec: ServerSpec, published: list[PublishedTool], owner: object, peers: Collection[str]
     ) -> Admission:
-        admission = vet(spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers)
+        admission = vet(
+            spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers
+        )
         return self._redacted(admission, published) if self._redactor.active else admission
 
     async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:

@@ -111,7 +111,7 @@ class CallPipeline:
             return refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
         if permission is None:
             permission = tool.permission
-        refused = self._authorize(tool, permission, arguments, ticket) or self._check_arguments(
+        refused = self._authorize(tool, permission, arguments, ticket) or await self._check_arguments(
             tool, permission, arguments, ticket, taint
         )
         if refused is not None:
@@ -144,7 +144,7 @@ class CallPipeline:
         decision = authorize(ticket, permission.action, resource, now)
         return None if decision.allowed else refusal(decision.code, tool.name, decision.reason)
 
-    def _check_arguments(
+    async def _check_arguments(
         self,
         tool: ExposedTool,
         permission: Permission,
@@ -152,7 +152,7 @@ class CallPipeline:
         ticket: Ticket | None,
         taint: TaintLedger,
     ) -> Envelope | None:
-        problems = self._argument_problems(tool, arguments)
+        problems = await self._argument_problems(tool, arguments)
         if problems:
             return refusal(
                 errors.INVALID_ARGUMENTS,
@@ -172,7 +172,7 @@ class CallPipeline:
                 )
         return None
 
-    def _argument_problems(self, tool: ExposedTool, arguments: object) -> list[str]:
+    async def _argument_problems(self, tool: ExposedTool, arguments: object) -> list[str]:
         if not isinstance(arguments, Mapping):
             return ["arguments must be a JSON object"]
         try:
@@ -182,7 +182,7 @@ class CallPipeline:
         limit = tool.policy.max_argument_bytes or self._settings.max_argument_bytes
         if len(encoded.encode()) > limit:
             return [f"arguments are larger than {limit} bytes"]
-        return tool.input.problems(arguments)
+        return await tool.input.check(arguments)
 
     async def _call_upstream(
         self, tool: ExposedTool, link: Link, arguments: Mapping[str, Any], breaker: CircuitBreaker
@@ -195,14 +195,14 @@ class CallPipeline:
         except BaseException:
             breaker.abandoned()
             raise
-        envelope = self._shape(tool, result)
+        envelope = await self._shape(tool, result)
         if envelope.ok:
             breaker.succeeded()
         else:
             breaker.failed()
         return envelope
 
-    def _shape(self, tool: ExposedTool, result: mcp_types.CallToolResult) -> Envelope:
+    async def _shape(self, tool: ExposedTool, result: mcp_types.CallToolResult) -> Envelope:
         """Gate 9: the result as untrusted content."""
         raw = content_text(result.content)
         if len(raw.encode("utf-8", "surrogatepass")) > self._settings.max_result_bytes:
@@ -214,7 +214,7 @@ class CallPipeline:
         if result.is_error:
             return upstream_failure(errors.MCP_REMOTE_ERROR, tool.name, raw)
         structured = result.structured_content
-        if tool.output is not None and (structured is None or tool.output.problems(structured, limit=1)):
+        if tool.output is not None and (structured is None or await tool.output.check(structured, limit=1)):
             return refusal(
                 errors.MCP_REMOTE_ERROR,
                 tool.name,

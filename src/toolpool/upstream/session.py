@@ -125,7 +125,16 @@ class UpstreamSession:
         Raises:
             UpstreamError: timeout, lost connection, JSON-RPC error or malformed result.
         """
-        request = self._client.session.call_tool(remote_name, dict(arguments), read_timeout_seconds=timeout)
+        # A plain request, not the SDK's ``call_tool``: that one checks ``structuredContent``
+        # against the server's own outputSchema with ``jsonschema`` on Python's ``re`` (a
+        # hostile pattern there holds the event loop) and, for a tool this session never
+        # listed, sends another ``tools/list`` first. Gate 9 checks the vetted output schema.
+        params = mcp_types.CallToolRequestParams(name=remote_name, arguments=dict(arguments))
+        request = self._client.session.send_request(
+            mcp_types.CallToolRequest(params=params),
+            mcp_types.CallToolResult,
+            request_read_timeout_seconds=timeout,
+        )
         result = await self._request("tools/call", timeout, request)
         if not isinstance(result, mcp_types.CallToolResult):
             raise UpstreamProtocolError(self.alias, "tools/call returned a result of an unsupported kind")
