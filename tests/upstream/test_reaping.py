@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -38,7 +37,7 @@ pytestmark = pytest.mark.anyio
 ANY = Ticket.allow("*")
 NO_LIMITS = Limits(memory_mb=None, cpu_s=None, open_files=None)
 
-# A host that starts the artist, has it escape, says the pids, and waits to be killed.
+# A host that starts the artist, has it escape, says the server's pid and waits to be killed.
 _HOST_CODE = """\
 import json, sys, anyio
 from toolpool.upstream import Era, StdioLaunch, open_session
@@ -46,7 +45,7 @@ from toolpool.upstream import Era, StdioLaunch, open_session
 async def main(folder, marker):
     launch = StdioLaunch("python", ["escape_artist.py"], {"PYTHONCOERCECLOCALE": "0"}, folder)
     async with open_session("artist", launch, Era("legacy"), 30) as session:
-        result = await session.call_tool("escape", {"marker": marker}, 30)
+        await session.call_tool("escape", {"marker": marker}, 30)
         print(json.dumps(session.pid), flush=True)
         await anyio.sleep_forever()
 
@@ -138,9 +137,7 @@ async def test_both_ways_of_finding_descendants_agree(tmp_path: Path) -> None:
         async with open_session("artist", launch, LEGACY, TIMEOUT) as session:
             await ask(session, "spawn")
             await ask(session, "escape", marker=marker)
-            found: Any = {
-                "children": sorted(descendants_by_children(os.getpid())),
-                "scan": sorted(descendants_by_scan(os.getpid())),
-            }
-    assert found["children"] == found["scan"]
-    assert len(found["scan"]) >= 4  # the shim, the server, its child, the escapee
+            by_children = sorted(descendants_by_children(os.getpid()))
+            by_scan = sorted(descendants_by_scan(os.getpid()))
+    assert by_children == by_scan
+    assert len(by_scan) >= 4  # the shim, the server, its child, the escapee
