@@ -27,6 +27,8 @@ from tests.helpers import (
     write_config,
     write_spec,
 )
+from tests.upstream.reaping_helpers import escape_marker, open_fds, processes_with
+from tests.upstream.sandbox_helpers import artist_config, reported, wait_gone
 from toolpool import Pool, Ticket
 from toolpool.demo import serve_demo_http
 from toolpool.testing import EventRecorder
@@ -201,3 +203,55 @@ async def test_per_call_lifecycle_revokes_the_alias_when_its_definitions_changed
             after = await pool.call(snapshot, "mcp__s__get", {}, ticket=ANY)
         assert pool.snapshot().tools == ()
     assert (before.code, after.code) == ("ok", "mcp_connection_lost")
+
+
+async def _escape(pool: Pool, marker: str) -> int:
+    """Have the artist double-fork a setsid grandchild; its host pid, checked to be running."""
+    envelope = await pool.call(pool.snapshot(), "mcp__artist__escape", {"marker": marker}, ticket=ANY)
+    assert envelope.ok, envelope
+    pid = int(reported(envelope.text)["pid"])
+    assert processes_with(marker) == {pid}
+    return pid
+
+
+async def test_r13_closing_the_pool_reaps_a_grandchild_that_escaped_with_setsid_and_ignores_sigterm(
+    tmp_path: Path,
+) -> None:
+    config = artist_config(tmp_path)
+    fds = open_fds()
+    with escape_marker() as marker:
+        async with Pool(config) as pool:
+            with anyio.fail_after(TIMEOUT):
+                await pool.connect("artist")
+                escapee = await _escape(pool, marker)
+        assert process_state(escapee) is None  # gone and reaped: no orphan, no zombie
+    assert open_fds() == fds
+
+
+async def test_r13_disconnecting_reaps_a_grandchild_that_escaped_with_setsid(tmp_path: Path) -> None:
+    config = artist_config(tmp_path, "--stubborn")
+    fds = open_fds()
+    async with Pool(config) as pool:
+        with escape_marker() as marker, anyio.fail_after(TIMEOUT):
+            await pool.connect("artist")
+            escapee = await _escape(pool, marker)
+            await pool.disconnect("artist")
+            assert process_state(escapee) is None
+    assert open_fds() == fds  # the store's files, opened by the first call, close with the pool
+
+
+async def test_r13_a_server_that_crashes_by_itself_leaves_no_escaped_grandchild(tmp_path: Path) -> None:
+    recorder = EventRecorder()
+    config = artist_config(tmp_path)
+    fds, before = open_fds(), children_of_this_process()
+    async with Pool(config, on_event=recorder) as pool:
+        with escape_marker() as marker, anyio.fail_after(TIMEOUT):
+            await pool.connect("artist")
+            escapee = await _escape(pool, marker)
+            crashed = await pool.call(pool.snapshot(), "mcp__artist__crash", {}, ticket=ANY)
+            await recorder.wait_for("mcp.connection_lost", "artist")
+            for child in children_of_this_process() - before:
+                await wait_gone(child)  # the connection's teardown, which the event does not await
+            assert process_state(escapee) is None
+    assert open_fds() == fds
+    assert crashed.code == "mcp_connection_lost"

@@ -14,6 +14,12 @@ instead of failing, so a test can assert on the outcome:
                              raise a hard limit               -> {"at_start", "raise"}
     env {}                   its environment                  -> {...}
     spawn {}                 start a child that ignores SIGTERM and sleeps -> {"pid"}
+    escape {marker}          double fork with setsid: a grandchild in a session of its own,
+                             reparented away from the server, that ignores SIGTERM, SIGINT
+                             and SIGHUP, keeps the server's stdio open and has ``marker`` in
+                             its command line (so the host can find it, even in a sandbox)
+                                                              -> {"pid"} (as the server sees it)
+    crash {}                 exit at once with status 3, without answering
 
 ``--stubborn`` makes it ignore SIGTERM, SIGINT and SIGHUP and outlive its stdin, for reaping
 tests. Errors are reported by errno name (``ECONNREFUSED``, ``EROFS``, ``EMFILE``, ...).
@@ -40,6 +46,14 @@ _CHILD_CODE = """\
 import signal
 for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(signum, signal.SIG_IGN)
+while True:
+    signal.pause()
+"""
+# The escaped grandchild: reports its pid through the pipe it was given, then sleeps forever.
+_ESCAPEE_CODE = """\
+import os, signal, sys
+os.write(int(sys.argv[1]), str(os.getpid()).encode())
+os.close(int(sys.argv[1]))
 while True:
     signal.pause()
 """
@@ -132,6 +146,34 @@ def spawn():
     return {"pid": child.pid}
 
 
+def escape(marker):
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                # Ignored before exec, so there is no window in which a signal would still work.
+                for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                    signal.signal(signum, signal.SIG_IGN)
+                os.set_inheritable(write_end, True)
+                argv = [sys.executable, "-c", _ESCAPEE_CODE, str(write_end), marker]
+                os.execv(sys.executable, argv)  # noqa: S606 - an argument list, never a shell
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(child, 0)  # as a daemon does: the grandchild is now an orphan
+    reported = b""
+    while chunk := os.read(read_end, 64):
+        reported += chunk
+    os.close(read_end)
+    return {"pid": int(reported)}
+
+
+def crash():
+    os._exit(3)
+
+
 def _schema(**properties):
     return {"type": "object", "properties": properties, "required": sorted(properties)}
 
@@ -148,6 +190,8 @@ TOOLS = {
     "limits": (limits, _schema()),
     "env": (env, _schema()),
     "spawn": (spawn, _schema()),
+    "escape": (escape, _schema(marker=_STRING)),
+    "crash": (crash, _schema()),
 }
 
 

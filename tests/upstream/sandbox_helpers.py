@@ -15,14 +15,27 @@ import anyio
 import mcp_types
 import pytest
 
-from tests.helpers import EXACT_ENV, READ
+from tests.helpers import EXACT_ENV, READ, server_table, write_config
+from toolpool import Config
 from toolpool.upstream import Bwrap, Era, Limits, StdioLaunch, UpstreamSession, bwrap_problem
 
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
 ARTIST = SERVERS / "escape_artist.py"
 ARTIST_TOOLS = {
     name: {"action": f"artist.{name}", **READ}
-    for name in ("connect", "write", "read", "allocate", "open_files", "burn", "limits", "env", "spawn")
+    for name in (
+        "connect",
+        "write",
+        "read",
+        "allocate",
+        "open_files",
+        "burn",
+        "limits",
+        "env",
+        "spawn",
+        "escape",
+        "crash",
+    )
 }
 LEGACY = Era("legacy")
 TIMEOUT = 30
@@ -36,6 +49,23 @@ def artist_folder(tmp_path: Path) -> Path:
     folder.mkdir()
     shutil.copy(ARTIST, folder / ARTIST.name)
     return folder
+
+
+def artist_config(tmp_path: Path, *extra_args: str, **fields: Any) -> Config:
+    """A pool configuration with the artist as alias ``artist`` (its folder made in tmp_path)."""
+    artist_folder(tmp_path)
+    table = server_table(
+        "artist",
+        ARTIST_TOOLS,
+        transport="stdio",
+        command="python",
+        args=["escape_artist.py", *extra_args],
+        env=EXACT_ENV,
+        cwd="server",
+        era="legacy",
+        **fields,
+    )
+    return write_config(tmp_path, table)
 
 
 def artist_launch(

@@ -13,18 +13,15 @@ import pytest
 from tests.helpers import (
     ALPHA_TOOLS,
     BETA_TOOLS,
-    EXACT_ENV,
     FAULTY_TOOLS,
     children_of_this_process,
     demo_server,
-    server_table,
     write_config,
 )
 from tests.upstream.sandbox_helpers import (
-    ARTIST_TOOLS,
     TIMEOUT,
     accepted_any,
-    artist_folder,
+    artist_config,
     group_members,
     host_limits,
     loopback_listener,
@@ -32,7 +29,7 @@ from tests.upstream.sandbox_helpers import (
     require_bwrap,
     wait_gone,
 )
-from toolpool import Config, Pool, Ticket
+from toolpool import Pool, Ticket
 from toolpool.errors import SandboxUnavailable
 from toolpool.testing import EventRecorder
 from toolpool.upstream import sandbox as sandbox_module
@@ -42,20 +39,11 @@ pytestmark = pytest.mark.anyio
 ANY = Ticket.allow("*")
 
 
-def _artist_config(tmp_path: Path, *extra_args: str, **fields: Any) -> Config:
-    artist_folder(tmp_path)
-    table = server_table(
-        "artist",
-        ARTIST_TOOLS,
-        transport="stdio",
-        command="python",
-        args=["escape_artist.py", *extra_args],
-        env=EXACT_ENV,
-        cwd="server",
-        era="legacy",
-        **fields,
-    )
-    return write_config(tmp_path, table)
+def _server_pid(pool: Pool, alias: str) -> int:
+    """The server's own pid (bwrap's, when sandboxed): the process group it leads."""
+    session = pool.session_of(alias)
+    assert session is not None and session.pid is not None
+    return session.pid
 
 
 async def _ask(pool: Pool, tool: str, **arguments: Any) -> Any:
@@ -66,12 +54,10 @@ async def _ask(pool: Pool, tool: str, **arguments: Any) -> Any:
 
 async def test_r14_every_stdio_server_gets_the_default_limits(tmp_path: Path) -> None:
     config = write_config(tmp_path, demo_server("demo_alpha", "alpha", ALPHA_TOOLS))
-    before = children_of_this_process()
     async with Pool(config) as pool:
         with anyio.fail_after(TIMEOUT):
             await pool.connect("demo_alpha")
-            (server,) = children_of_this_process() - before
-            limits = host_limits(server)
+            limits = host_limits(_server_pid(pool, "demo_alpha"))
     assert limits == {
         "data": (str(4096 * 1024 * 1024),) * 2,
         "cpu": ("3600", "3600"),
@@ -80,7 +66,7 @@ async def test_r14_every_stdio_server_gets_the_default_limits(tmp_path: Path) ->
 
 
 async def test_r14_configured_limits_hold_for_a_pool_server(tmp_path: Path) -> None:
-    config = _artist_config(tmp_path, max_memory_mb=128, max_open_files=32, max_cpu_s=1)
+    config = artist_config(tmp_path, max_memory_mb=128, max_open_files=32, max_cpu_s=1)
     async with Pool(config) as pool:
         with anyio.fail_after(TIMEOUT):
             await pool.connect("artist")
@@ -94,7 +80,7 @@ async def test_r14_configured_limits_hold_for_a_pool_server(tmp_path: Path) -> N
 
 async def test_r14_a_pool_server_in_the_bwrap_sandbox_cannot_reach_the_host(tmp_path: Path) -> None:
     await require_bwrap()
-    config = _artist_config(tmp_path, sandbox="bwrap")
+    config = artist_config(tmp_path, sandbox="bwrap")
     with loopback_listener() as listener:
         async with Pool(config) as pool:
             with anyio.fail_after(TIMEOUT):
@@ -108,7 +94,7 @@ async def test_r14_a_pool_server_in_the_bwrap_sandbox_cannot_reach_the_host(tmp_
 
 async def test_r14_allow_network_lets_a_sandboxed_pool_server_reach_the_host(tmp_path: Path) -> None:
     await require_bwrap()
-    config = _artist_config(tmp_path, sandbox="bwrap", allow_network=True)
+    config = artist_config(tmp_path, sandbox="bwrap", allow_network=True)
     with loopback_listener() as listener:
         async with Pool(config) as pool:
             with anyio.fail_after(TIMEOUT):
@@ -139,14 +125,13 @@ async def test_r14_the_demo_server_runs_sandboxed_with_exactly_the_configured_en
 
 async def test_r13_closing_the_pool_reaps_a_stubborn_sandboxed_server_and_its_child(tmp_path: Path) -> None:
     await require_bwrap()
-    config = _artist_config(tmp_path, "--stubborn", sandbox="bwrap")
+    config = artist_config(tmp_path, "--stubborn", sandbox="bwrap")
     before = children_of_this_process()
     async with Pool(config) as pool:
         with anyio.fail_after(TIMEOUT):
             await pool.connect("artist")
             await _ask(pool, "spawn")
-            (leader,) = children_of_this_process() - before
-            members = group_members(leader)
+            members = group_members(_server_pid(pool, "artist"))
     with anyio.fail_after(TIMEOUT):
         for pid in members:
             await wait_gone(pid)
@@ -157,14 +142,13 @@ async def test_r13_closing_the_pool_reaps_a_stubborn_sandboxed_server_and_its_ch
 async def test_r12_the_watchdog_revokes_a_sandboxed_server_whose_sandbox_died(tmp_path: Path) -> None:
     await require_bwrap()
     recorder = EventRecorder()
-    config = _artist_config(tmp_path, sandbox="bwrap")
-    before = children_of_this_process()
+    config = artist_config(tmp_path, sandbox="bwrap")
     async with Pool(config, on_event=recorder) as pool:
         with anyio.fail_after(TIMEOUT):
             await pool.connect("artist")
-            (leader,) = children_of_this_process() - before
+            leader = _server_pid(pool, "artist")
             members = group_members(leader)
-            os.kill(leader, signal.SIGKILL)
+            os.kill(leader, signal.SIGKILL)  # bwrap alone: --die-with-parent does the rest
             await recorder.wait_for("mcp.connection_lost", "artist")
             for pid in members:
                 await wait_gone(pid)
@@ -186,7 +170,7 @@ async def test_r13_closing_the_pool_leaves_no_child_process_of_sandboxed_servers
             async with anyio.create_task_group() as tasks:
                 for alias in ("demo_alpha", "demo_beta", "faulty"):
                     tasks.start_soon(pool.connect, alias)
-            leaders = children_of_this_process() - before
+            leaders = {_server_pid(pool, alias) for alias in ("demo_alpha", "demo_beta", "faulty")}
             members = {pid for leader in leaders for pid in group_members(leader)}
             await pool.call(pool.snapshot(), "mcp__faulty__hang", {}, ticket=ANY)  # times out: dropped
     assert len(leaders) == 3 and len(members) >= 9
@@ -198,7 +182,7 @@ async def test_r14_connect_raises_sandbox_unavailable_and_starts_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sandbox_module, "BWRAP", str(tmp_path / "no-bwrap"))
-    config = _artist_config(tmp_path, sandbox="bwrap")
+    config = artist_config(tmp_path, sandbox="bwrap")
     before = children_of_this_process()
     async with Pool(config) as pool:
         with anyio.fail_after(TIMEOUT), pytest.raises(SandboxUnavailable) as raised:

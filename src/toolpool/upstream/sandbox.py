@@ -27,10 +27,10 @@ when the command is this interpreter, the command itself, the configured read-on
 the server's ``cwd`` read-write, and a private ``/tmp``, ``/proc`` and ``/dev``; everything
 else, the host's ``/tmp`` and ``$HOME`` included, does not exist inside. It has its own user
 (no capabilities, no further user namespaces), pid, ipc, uts, cgroup and — unless the alias
-allows the network — network namespace, and dies with its parent. It stays in the process
-group the transport starts bwrap in (no ``--new-session``): that group is a new session with no
-terminal, so there is no tty to inject into, and killing the group, or just bwrap, kills
-everything inside (R13).
+allows the network — network namespace, and dies with its parent (the reaper shim that
+starts it). No ``--new-session``: bwrap leads a process group of its own in the shim's session,
+which has no terminal, so there is no tty to inject into. Ending bwrap ends its pid namespace
+and so everything inside; the shim's sweep (R13) reaches every process in there anyway.
 """
 
 from __future__ import annotations

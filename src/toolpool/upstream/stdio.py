@@ -1,16 +1,15 @@
-"""toolpool's own stdio transport: exact environment, own process group, certain reaping.
+"""toolpool's own stdio transport: exact environment, and every process it started reaped.
 
 The SDK's stdio transport always adds ``HOME``, ``PATH``, ``USER`` and friends from the
 host; R14 needs the child to get exactly the configured environment, so toolpool owns
-this transport. The server is started from an argument list (never a shell) in a new
-session, so that its whole process group can be signalled. Closing follows the MCP
-shutdown order — close stdin, grace, SIGTERM to the group, grace, SIGKILL to the group —
-and always signals the group, even when the leader is already gone, because a server's
-own children would otherwise outlive it (R13). Every wait is bounded and shielded.
+this transport. The server is started from an argument list (never a shell), under a reaper
+shim that keeps everything the server starts below it however it detaches, and closing ends
+all of it — close stdin, grace, SIGTERM, grace, SIGKILL until nothing is left
+(``toolpool.upstream._reaper``, R13). Every wait is bounded and shielded.
 
 Every server runs under resource limits, and optionally inside bubblewrap: both are
-wrappers around the argument list (``toolpool.upstream.sandbox``), so the process spawned
-is still the group leader that closing kills.
+wrappers around the argument list (``toolpool.upstream.sandbox``), so the process the shim
+spawns is still the leader of the process group the server runs in.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ import contextlib
 import errno
 import os
 import shutil
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,26 +26,16 @@ from pathlib import Path
 from types import TracebackType
 
 import anyio
-import anyio.abc
 import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
+from toolpool.upstream._reaper import ServerProcess, start_server
 from toolpool.upstream.sandbox import Bwrap, Limits, wrap_argv
 
 __all__ = ["StdioLaunch", "StdioTransport"]
 
-# Grace for a server to exit by itself once its stdin closes (the spec's first step).
-STDIN_CLOSE_GRACE_S = 2.0
-# Grace between SIGTERM and SIGKILL to the process group.
-TERM_GRACE_S = 2.0
-# After SIGKILL only the kernel is left; this bounds waiting for it.
-KILL_REAP_S = 2.0
-# How often shutdown re-checks whether the group is gone (shutdown only; calls never poll).
-_GROUP_POLL_S = 0.01
-# Liveness fallback where pidfd_open is unavailable.
-_EXIT_POLL_S = 0.2
 _READ_CHUNK = 64 * 1024
 _STDERR_TAIL_BYTES = 16 * 1024
 # Interpreter names that mean "the Python running toolpool" (so a virtualenv's servers work
@@ -128,45 +115,38 @@ class StdioTransport:
 
     @contextlib.asynccontextmanager
     async def _run(self) -> AsyncIterator[TransportStreams]:
-        process = await anyio.open_process(
-            self._launch.argv(),
-            env=dict(self._launch.env),
-            cwd=self._launch.cwd,
-            start_new_session=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        # No await between the spawn and the task group, so a cancellation cannot leak it.
-        self.pid = process.pid
+        server = await start_server(self._launch.argv(), self._launch.env, self._launch.cwd)
+        # No await between the start and the task group, so a cancellation cannot leak it.
+        self.pid = server.pid
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._read_stdout, process, read_writer)
-            tasks.start_soon(self._write_stdin, process, write_reader)
-            tasks.start_soon(self._drain_stderr, process)
-            tasks.start_soon(self._watch_exit, process)
+            tasks.start_soon(self._read_stdout, server, read_writer)
+            tasks.start_soon(self._write_stdin, server, write_reader)
+            tasks.start_soon(self._drain_stderr, server)
+            tasks.start_soon(self._watch_exit, server)
             try:
                 yield read_stream, write_stream
             finally:
                 with anyio.CancelScope(shield=True):
                     for stream in (read_writer, read_stream, write_stream, write_reader):
                         stream.close()
-                    await stop_process_group(process)
+                    await server.stop()
                     self.lost.set()
                 tasks.cancel_scope.cancel()
 
     async def _read_stdout(
-        self, process: anyio.abc.Process, sink: MemoryObjectSendStream[SessionMessage | Exception]
+        self, server: ServerProcess, sink: MemoryObjectSendStream[SessionMessage | Exception]
     ) -> None:
-        assert process.stdout is not None
+        stdout = server.process.stdout
+        assert stdout is not None
         buffer = bytearray()
         limit = self._launch.max_message_bytes
         try:
             async with sink:
                 while True:
                     try:
-                        chunk = await process.stdout.receive(_READ_CHUNK)
+                        chunk = await stdout.receive(_READ_CHUNK)
                     except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                         return
                     buffer += chunk
@@ -183,31 +163,33 @@ class StdioTransport:
             self.lost.set()
 
     async def _write_stdin(
-        self, process: anyio.abc.Process, source: MemoryObjectReceiveStream[SessionMessage]
+        self, server: ServerProcess, source: MemoryObjectReceiveStream[SessionMessage]
     ) -> None:
-        assert process.stdin is not None
+        stdin = server.process.stdin
+        assert stdin is not None
         try:
             async with source:
                 async for message in source:
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode() + b"\n")
+                    await stdin.send(data.encode() + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             self.lost.set()
 
-    async def _drain_stderr(self, process: anyio.abc.Process) -> None:
-        assert process.stderr is not None
+    async def _drain_stderr(self, server: ServerProcess) -> None:
+        stderr = server.process.stderr
+        assert stderr is not None
         with contextlib.suppress(
             anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
         ):
             while True:
-                chunk = await process.stderr.receive(_READ_CHUNK)
+                chunk = await stderr.receive(_READ_CHUNK)
                 self._stderr_tail.append(chunk)
                 self._stderr_size += len(chunk)
                 while self._stderr_size > _STDERR_TAIL_BYTES and len(self._stderr_tail) > 1:
                     self._stderr_size -= len(self._stderr_tail.popleft())
 
-    async def _watch_exit(self, process: anyio.abc.Process) -> None:
-        await _wait_exit(process)
+    async def _watch_exit(self, server: ServerProcess) -> None:
+        await server.wait_exit()
         self.lost.set()
 
 
@@ -216,93 +198,3 @@ def _parse_line(line: bytes) -> SessionMessage | Exception:
         return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
         return exc
-
-
-async def _wait_exit(process: anyio.abc.Process) -> None:
-    """Return when the process has exited, without waiting for its pipes to close."""
-    pidfd = _pidfd_open(process.pid)
-    if pidfd is None:
-        while process.returncode is None:  # noqa: ASYNC110 - no exit event without a pidfd
-            await anyio.sleep(_EXIT_POLL_S)
-        return
-    try:
-        if process.returncode is None:
-            await anyio.wait_readable(pidfd)
-    finally:
-        os.close(pidfd)
-
-
-def _pidfd_open(pid: int) -> int | None:
-    opener = getattr(os, "pidfd_open", None)
-    if opener is None:
-        return None
-    try:
-        fd: int = opener(pid)
-    except OSError:
-        return None
-    return fd
-
-
-async def stop_process_group(process: anyio.abc.Process) -> None:
-    """Stop a server and everything in its process group; bounded, never raises."""
-    if process.stdin is not None:
-        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdin.aclose()
-    with anyio.move_on_after(STDIN_CLOSE_GRACE_S):
-        await _wait_exit(process)
-    # The leader's pid is the group id (start_new_session). Signal the group even when the
-    # leader has exited: its children are still in the group.
-    _signal_group(process.pid, signal.SIGTERM)
-    with anyio.move_on_after(TERM_GRACE_S):
-        await _until_group_gone(process)
-    _signal_group(process.pid, signal.SIGKILL)
-    with anyio.move_on_after(KILL_REAP_S):
-        await _until_group_gone(process)
-    for pipe in (process.stdout, process.stderr):
-        if pipe is not None:
-            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await pipe.aclose()
-    with anyio.move_on_after(KILL_REAP_S):
-        await process.wait()
-
-
-async def _until_group_gone(process: anyio.abc.Process) -> None:
-    # The kernel announces no event when a whole process group is gone: poll, during shutdown only.
-    while _group_alive(process):  # noqa: ASYNC110
-        await anyio.sleep(_GROUP_POLL_S)
-
-
-def _signal_group(pgid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signum)
-
-
-def _group_alive(process: anyio.abc.Process) -> bool:
-    """Whether any live (non-zombie) member of the group remains."""
-    _ = process.returncode  # lets the event loop reap the leader
-    try:
-        os.killpg(process.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return _has_live_member(process.pid)
-
-
-def _has_live_member(pgid: int) -> bool:
-    # killpg(0) also succeeds for zombies that init has not reaped yet; those are dead.
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
