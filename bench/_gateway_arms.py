@@ -160,7 +160,9 @@ def _stdio_params(command: list[str], env: Mapping[str, str], cwd: Path) -> Stdi
 def _target(arm: str, sessions: tuple[ClientSession, ...], pid: int) -> Target:
     if arm == "direct":
         return Target(arm, sessions, _tool(arm), None, pid)
-    (upstream,) = descendants(pid)  # the proxy's one child: its upstream server
+    # The proxy's upstream server: the one leaf below it (toolpool starts it under its reaper).
+    below = descendants(pid)
+    (upstream,) = {process for process in below if not children(process) & below}
     return Target(arm, sessions, _tool(arm), pid, upstream)
 
 

@@ -32,7 +32,7 @@ __all__ = ["Connection", "ConnectionState"]
 logger = logging.getLogger(__name__)
 
 # Bound on waiting for an owner task to leave its session (the stdio stop sequence itself
-# is bounded at about six seconds).
+# is bounded at about eight seconds: stdin grace, the reaper's sweep, the pidfd fallback).
 _CLOSE_WAIT_S = 15.0
 _PROBE_TIMEOUT_CAP_S = 10.0
 
