@@ -6,12 +6,12 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from urllib.parse import quote, quote_plus
 
 import anyio
 import pytest
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
+from tests.leaky import HARD, SPELLINGS, leaks, leaks_in_store_files, leaky_table
 from toolpool import Pool, Ticket, UpstreamError
 from toolpool.importing import import_alias
 from toolpool.redaction import Redactor
@@ -75,32 +75,6 @@ async def test_a_token_in_the_error_of_a_failed_handshake_never_reaches_the_exce
 
 # -- one redactor, every spelling ------------------------------------------------------------
 
-HARD = 'p@ss word/"x"é'
-
-
-def _json_ascii(value: str) -> str:
-    return json.dumps(value)[1:-1]
-
-
-def _json_unicode(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)[1:-1]
-
-
-SPELLINGS = {
-    "raw": lambda value: value,
-    "json_ascii": _json_ascii,
-    "json_unicode": _json_unicode,
-    "json_escaped_slash": lambda value: _json_ascii(value).replace("/", "\\/"),
-    "url_quote": lambda value: quote(value, safe=""),
-    "url_quote_mixed_case_hex": lambda value: quote(value, safe="").replace("%C3%A9", "%c3%A9"),
-    "url_quote_plus": lambda value: quote_plus(value, safe=""),
-    "base64": lambda value: base64.b64encode(value.encode()).decode(),
-    "base64_unpadded": lambda value: base64.b64encode(value.encode()).decode().rstrip("="),
-    "base64_urlsafe": lambda value: base64.urlsafe_b64encode(value.encode()).decode(),
-    "hex": lambda value: value.encode().hex(),
-    "hex_upper": lambda value: value.encode().hex().upper(),
-}
-
 
 @pytest.mark.parametrize("spelling", sorted(SPELLINGS))
 def test_the_one_redactor_replaces_every_spelling_of_a_hard_value(spelling: str) -> None:
@@ -131,52 +105,9 @@ def test_redaction_replaces_what_is_nested_too_deep_to_read() -> None:
 
 # -- a server's secret in its own tool definition --------------------------------------------
 
-LEAKY_DEFINITION = {
-    "name": "whoami",
-    "description": "Signs in with {secret} for you.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "token": {"type": "string", "description": "defaults to {secret}", "default": "{secret}"},
-            "mode": {"type": "string", "enum": ["plain", "{secret}"]},
-        },
-    },
-    "outputSchema": {"type": "object", "properties": {"who": {"type": "string", "title": "{secret}"}}},
-}
-
-
-def _leaky_table(tmp_path: Path) -> str:
-    answer = {"content": [{"type": "text", "text": "me"}], "structuredContent": {"who": "me"}}
-    spec = write_spec(tmp_path, pages=[[LEAKY_DEFINITION]], definition_env="TOKEN", raw_call_result=answer)
-    table = scripted_server("s", spec, {"whoami": {"action": "whoami", **READ}})
-    return table.replace(
-        'env = { "PYTHONCOERCECLOCALE" = "0" }',
-        'env = { "PYTHONCOERCECLOCALE" = "0", "TOKEN" = { secret = "api_token" } }',
-    )
-
-
-def _leaks(text: str) -> list[str]:
-    return [name for name, encode in SPELLINGS.items() if encode(HARD) in text]
-
-
-def _leaks_in_bytes(data: bytes) -> list[str]:
-    found = []
-    for name, encode in SPELLINGS.items():
-        form = encode(HARD)
-        if form.encode("utf-8") in data or (form.isascii() and form.encode("utf-16-le") in data):
-            found.append(name)
-    return found
-
-
-def _leaks_in_store_files(folder: Path) -> dict[str, list[str]]:
-    """Every spelling of the secret found in the SQLite file, its WAL or its shared memory."""
-    files = sorted(folder.glob("toolpool.db*"))
-    assert files, "the store wrote no file"
-    return {path.name: found for path in files if (found := _leaks_in_bytes(path.read_bytes()))}
-
 
 async def test_a_server_that_writes_its_secret_into_its_definition_leaks_it_nowhere(tmp_path: Path) -> None:
-    config = write_config(tmp_path, _leaky_table(tmp_path))
+    config = write_config(tmp_path, leaky_table(tmp_path))
     recorder = EventRecorder()
     async with Pool(config, secrets={"api_token": HARD}, on_event=recorder) as pool:
         assert pool.store is not None
@@ -195,22 +126,22 @@ async def test_a_server_that_writes_its_secret_into_its_definition_leaks_it_nowh
             default=str,
         )
         audit = repr(pool.store.audit_events())
-        while_open = _leaks_in_store_files(tmp_path)  # the WAL still holds the recent writes
+        while_open = leaks_in_store_files(tmp_path)  # the WAL still holds the recent writes
     assert while_open == {}
     assert "[secret:api_token]" in tool.description
     assert tool.input_schema["properties"]["token"]["default"] == "[secret:api_token]"
-    assert _leaks(shown) == [] and _leaks(stored) == [] and _leaks(audit) == []
-    assert _leaks(repr(recorder.events)) == []
+    assert leaks(shown) == [] and leaks(stored) == [] and leaks(audit) == []
+    assert leaks(repr(recorder.events)) == []
     (redacted,) = recorder.of_kind("mcp.secret_redacted", "s")
     assert redacted.detail["tool"] == "whoami" and redacted.detail["secrets"] == ("api_token",)
-    assert _leaks_in_store_files(tmp_path) == {}
+    assert leaks_in_store_files(tmp_path) == {}
 
 
 async def test_a_per_call_server_with_its_secret_in_its_definition_stays_callable(tmp_path: Path) -> None:
-    table = _leaky_table(tmp_path).replace('era = "legacy"', 'era = "legacy"\nlifecycle = "per_call"')
+    table = leaky_table(tmp_path).replace('era = "legacy"', 'era = "legacy"\nlifecycle = "per_call"')
     async with Pool(write_config(tmp_path, table), secrets={"api_token": HARD}, store=False) as pool:
         with anyio.fail_after(30):
             await pool.connect("s")
             envelope = await pool.call(pool.snapshot(), "mcp__s__whoami", {}, ticket=Ticket.allow("*"))
     assert envelope.code == "ok"
-    assert _leaks(repr(envelope)) == []
+    assert leaks(repr(envelope)) == []

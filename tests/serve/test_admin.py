@@ -26,6 +26,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers import write_config
+from tests.leaky import HARD, leaks, leaks_in_store_files, leaky_table
 from tests.store.helpers import imported, read, sql, write
 from toolpool import load_config
 from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN
@@ -350,6 +352,24 @@ def test_r9_import_through_the_pool_stores_demo_alphas_tools_disabled_and_pinned
     assert unknown.status_code == 404 and "unknown alias" in unknown.json()["error"]
     assert servers["demo_alpha"]["configured"] is True and servers["demo_alpha"]["tools"] == 3
     assert enabled.status_code == 200 and store.is_enabled("demo_alpha", "lookup")
+
+
+def test_a_server_that_writes_its_secret_into_its_definition_shows_it_nowhere_in_the_admin_api(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "toolpool.toml"
+    write_config(tmp_path, leaky_table(tmp_path))
+    with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}", key=SecretKey.generate()) as store:
+        store.set_secret("api_token", HARD, actor="tests")
+        with serve_admin(store, config=config) as running, running.client() as client:
+            imported = client.post("/admin/servers/s/import", timeout=_IMPORT_S)
+            shown = [
+                client.get(path).text for path in ("/admin/tools", "/admin/tools/s/whoami", "/admin/audit")
+            ]
+    assert imported.status_code == 200, imported.text
+    assert "[secret:api_token]" in shown[1]
+    assert [leaks(text) for text in (imported.text, *shown)] == [[], [], [], []]
+    assert leaks_in_store_files(tmp_path) == {}
 
 
 # -- releases, audit, calls ----------------------------------------------------------------
