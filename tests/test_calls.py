@@ -22,6 +22,8 @@ from tests.helpers import (
     write_spec,
 )
 from toolpool import ConfigEnablement, Pool, PoolClosed, Ticket
+from toolpool.calls import MAX_ARGUMENT_DEPTH
+from toolpool.store import Store
 from toolpool.testing import EventRecorder
 
 pytestmark = pytest.mark.anyio
@@ -206,6 +208,84 @@ async def test_gate5_arguments_over_the_size_limit_are_refused(tmp_path: Path) -
             large = await pool.call(pool.snapshot(), "mcp__s__blob", {"data": "x" * 200}, ticket=ANY)
     assert (small.code, large.code) == ("ok", "invalid_arguments")
     assert "larger than 100 bytes" in large.text
+
+
+def _nested(levels: int) -> dict[str, object]:
+    value: dict[str, object] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+HOSTILE_ARGUMENTS = {
+    "nested 100,000 deep": {"data": _nested(100_000)},
+    "nested one level too deep": {"data": _nested(MAX_ARGUMENT_DEPTH - 1)},
+    "a lone surrogate": {"data": "\ud800"},
+    "a lone surrogate in a key": {"\udfff": 1},
+    "a non-string key": {1: "a"},
+    "a non-string key inside": {"data": [{None: "b"}]},
+    "an integer too long to print": {"data": 10**5000},
+}
+
+
+@pytest.mark.parametrize("arguments", HOSTILE_ARGUMENTS.values(), ids=HOSTILE_ARGUMENTS.keys())
+async def test_gate5_arguments_no_json_can_carry_are_invalid_arguments_recorded_and_never_sent(
+    tmp_path: Path, arguments: dict[object, object]
+) -> None:
+    open_schema = {"type": "object"}
+    log = tmp_path / "requests.jsonl"
+    spec = write_spec(
+        tmp_path, pages=[[tool_def("read", open_schema), tool_def("write", open_schema)]], log=str(log)
+    )
+    tools = {
+        "read": {"action": "any.read", **READ},
+        "write": {
+            "action": "any.write",
+            "effect": "write",
+            "enabled": True,
+            "write_approval": {"by": "tests", "reason": "scripted"},
+        },
+    }
+    config = write_config(tmp_path, scripted_server("s", spec, tools))
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+            snapshot = pool.snapshot()
+            seeded = await pool.call(
+                snapshot, "mcp__s__read", {"note": "a result the taint ledger keeps"}, ticket=ANY
+            )
+            envelopes = [
+                await pool.call(snapshot, name, arguments, ticket=ANY)  # type: ignore[arg-type]
+                for name in ("mcp__s__read", "mcp__s__write")
+            ]
+            after = await pool.call(
+                snapshot, "mcp__s__read", {"data": _nested(MAX_ARGUMENT_DEPTH - 2)}, ticket=ANY
+            )
+    assert seeded.ok and after.ok
+    assert [(e.code, e.untrusted) for e in envelopes] == [("invalid_arguments", False)] * 2
+    assert [c["params"]["arguments"] for c in _calls_received(log)] == [
+        {"note": "a result the taint ledger keeps"},
+        {"data": _nested(MAX_ARGUMENT_DEPTH - 2)},
+    ]
+    with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}") as store:
+        recorded = [record.code for _, record in store.call_records()]
+        audited = [event.detail["code"] for event in store.audit_events() if event.action == "call"]
+    assert recorded == audited == ["ok", "invalid_arguments", "invalid_arguments", "ok"]
+
+
+async def test_gate4_a_resource_that_hostile_arguments_cannot_render_is_denied_not_raised(
+    tmp_path: Path,
+) -> None:
+    spec, log = _scripted(tmp_path)
+    config = write_config(tmp_path, scripted_server("store", spec, _scripted_tools()))
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("store")
+            deep = await pool.call(pool.snapshot(), "mcp__store__get", {"key": _nested(100_000)}, ticket=ANY)
+            odd = await pool.call(pool.snapshot(), "mcp__store__get", {"key": {1: "a", "b": 2}}, ticket=ANY)
+    assert (deep.code, odd.code) == ("denied", "denied")
+    assert "cannot be determined" in deep.text
+    assert _calls_received(log) == []
 
 
 async def test_a_successful_result_is_marked_untrusted_and_carries_structured_content(tmp_path: Path) -> None:
