@@ -12,8 +12,9 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 7. the alias's circuit breaker lets the call through                else ``circuit_open``
 8. the upstream call: ``isError`` -> ``mcp_remote_error`` (kept); timeout -> ``mcp_timeout`` and
    lost -> ``mcp_connection_lost`` (both drop the link and revoke its tools)
-9. the result: sanitized, screened, checked against the output schema, clipped (the whole kept
-   as a blob), and remembered by the session's taint ledger
+9. the result: over ``max_result_bytes`` -> ``result_too_large`` (discarded, connection kept);
+   else sanitized, screened, checked against the output schema, clipped (the whole kept as a
+   blob), and remembered by the session's taint ledger
 
 The audit event and call record of gate 10 belong to the management plane.
 Every Envelope is built from local text: upstream error text never reaches ``text``.
@@ -200,7 +201,7 @@ class CallPipeline:
         raw = content_text(result.content)
         if len(raw.encode("utf-8", "surrogatepass")) > self._settings.max_result_bytes:
             return refusal(
-                errors.MCP_REMOTE_ERROR,
+                errors.RESULT_TOO_LARGE,
                 tool.name,
                 f"{tool.name} returned more than {self._settings.max_result_bytes} bytes; the result was discarded",
             )
