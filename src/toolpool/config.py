@@ -38,8 +38,7 @@ _MAX_KEY_PARTS = 64
 """A dotted key or table header with more parts than this is refused before parsing (a real
 configuration has a handful); so is a line that merely looks like one, inside a string."""
 _DOTTED_RUN = re.compile(
-    r"""(?:(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)"""
-    + f"{{{_MAX_KEY_PARTS}}}"
+    r"""(?:(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)""" + f"{{{_MAX_KEY_PARTS}}}"
 )
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
 
