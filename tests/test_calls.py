@@ -21,9 +21,9 @@ from tests.helpers import (
     write_config,
     write_spec,
 )
-from toolpool import ConfigEnablement, Pool, PoolClosed, Ticket
+from toolpool import ConfigEnablement, ConnectionRefused, Pool, PoolClosed, Ticket
 from toolpool.calls import MAX_ARGUMENT_DEPTH
-from toolpool.errors import ENVELOPE_CODES
+from toolpool.errors import ENVELOPE_CODES, UpstreamProtocolError
 from toolpool.store import Store
 from toolpool.testing import EventRecorder
 
@@ -382,6 +382,51 @@ async def test_gate9_an_oversize_result_is_result_too_large_and_keeps_the_connec
     assert (envelope.ok, envelope.code) == (False, "result_too_large")
     assert "more than 4096 bytes" in envelope.text and "ignore" not in envelope.text
     assert envelope.code in ENVELOPE_CODES
+
+
+def _deep_schema(levels: int) -> str:
+    """An object schema nested ``levels`` deep, as JSON text (too deep for ``json.dumps``)."""
+    return '{"type":"object","properties":{"a":' * levels + '{"type":"string"}' + "}}" * levels
+
+
+@pytest.mark.parametrize("levels", [40, 1000])
+async def test_a_schema_nested_past_the_bound_is_refused_at_once_not_after_connect_timeout_s(
+    tmp_path: Path, levels: int
+) -> None:
+    page = '{"tools":[{"name":"deep","inputSchema":' + _deep_schema(levels) + "}]}"
+    spec = write_spec(tmp_path, raw_list_line='{"jsonrpc":"2.0","id":{id},"result":' + page + "}")
+    tools = {"deep": {"action": "deep", **READ}}
+    config = write_config(tmp_path, scripted_server("s", spec, tools, connect_timeout_s=120))
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT), pytest.raises((ConnectionRefused, UpstreamProtocolError)) as refused:
+            await pool.connect("s")
+        assert pool.connected == ()
+    if levels == 40:  # readable: vetting bounds it by max_schema_depth (R4)
+        assert isinstance(refused.value, ConnectionRefused)
+        assert any(reason.startswith("R4") and "deeper than 32" in reason for reason in refused.value.reasons)
+    else:  # deeper than any JSON reader on the way allows: the listing fails as unreadable
+        assert isinstance(refused.value, UpstreamProtocolError)
+        assert "unreadable" in str(refused.value)
+
+
+async def test_an_unreadable_call_result_is_a_remote_error_at_once_and_the_connection_stays(
+    tmp_path: Path,
+) -> None:
+    deep = '{"a":' * 5000 + "1" + "}" * 5000
+    result = '{"content":[{"type":"text","text":"x"}],"structuredContent":' + deep + "}"
+    spec = write_spec(
+        tmp_path, pages=[[tool_def("t")]], raw_call_line='{"jsonrpc":"2.0","id":{id},"result":' + result + "}"
+    )
+    config = write_config(
+        tmp_path, scripted_server("s", spec, {"t": {"action": "t", **READ}}, call_timeout_s=120)
+    )
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+            envelope = await pool.call(pool.snapshot(), "mcp__s__t", {}, ticket=ANY)
+            assert pool.connected == ("s",)
+    assert (envelope.code, envelope.ok) == ("mcp_remote_error", False)
+    assert "unreadable" in envelope.audit_detail and "{" not in envelope.text
 
 
 async def test_a_closed_pool_refuses_calls_and_connects(tmp_path: Path) -> None:
