@@ -88,6 +88,7 @@ def test_a_refused_call_exits_non_zero_with_its_code(example: Path) -> None:
         (("call", "nobody", "x"), "unknown alias 'nobody'"),
         (("call", "demo_alpha", "lookup", "--args", "{oops"), "--args is not JSON"),
         (("call", "demo_alpha", "lookup", "--args", "[1]"), "--args must be a JSON object"),
+        (("call", "demo_alpha", "lookup", "--args", "[" * 5000 + "]" * 5000), "--args is nested too deeply"),
         (("call", "demo_mismatch", "lookup"), "R2: the server does not publish"),
     ],
 )

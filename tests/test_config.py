@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -223,3 +226,37 @@ def test_sandbox_read_only_paths_are_relative_to_the_config_file(tmp_path: Path)
     )
     config = load_config(_write(tmp_path, text))
     assert config.servers["demo_alpha"].sandbox_read_only == (tmp_path / "node_modules",)
+
+
+_DEEP = 100_000
+DEEPLY_NESTED = {
+    "arrays": "[pool]\nx = " + "[" * _DEEP + "]" * _DEEP + "\n",
+    "inline tables": "[servers.s]\ntransport = 'stdio'\ncommand = 'x'\nenv = "
+    + "{a=" * _DEEP
+    + "1"
+    + "}" * _DEEP,
+    "a dotted key": "[servers.s]\ntransport = 'stdio'\ncommand = 'x'\n" + "a." * _DEEP + "a = 1\n",
+    "a table header": "[" + "servers." * _DEEP + "s]\n",
+}
+
+
+@pytest.mark.parametrize("text", DEEPLY_NESTED.values(), ids=DEEPLY_NESTED.keys())
+def test_a_config_nested_100000_deep_is_a_config_error_at_once(tmp_path: Path, text: str) -> None:
+    started = time.monotonic()
+    error = _error(tmp_path, text)
+    assert time.monotonic() - started < 10  # not minutes of quadratic key handling
+    assert "nested" in error.problem and "\n" not in str(error)
+
+
+def test_the_cli_says_a_config_is_nested_too_deeply_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(DEEPLY_NESTED["arrays"], encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "toolpool", "tools", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode != 0 and result.stdout == ""
+    assert result.stderr == f"toolpool: error: {path.resolve()}: values are nested too deeply to read\n"

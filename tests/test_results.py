@@ -100,7 +100,7 @@ async def test_an_unknown_blob_is_a_usage_error(tmp_path: Path) -> None:
 async def test_a_result_larger_than_the_limit_is_discarded(tmp_path: Path) -> None:
     big = {"content": [{"type": "text", "text": "x" * 5000}]}
     envelope, _ = await _call(tmp_path, big, pool={"max_result_bytes": 4096})
-    assert envelope.code == "mcp_remote_error"
+    assert envelope.code == "result_too_large"
     assert "more than 4096 bytes" in envelope.text
 
 

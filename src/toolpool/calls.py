@@ -12,8 +12,9 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 7. the alias's circuit breaker lets the call through                else ``circuit_open``
 8. the upstream call: ``isError`` -> ``mcp_remote_error`` (kept); timeout -> ``mcp_timeout`` and
    lost -> ``mcp_connection_lost`` (both drop the link and revoke its tools)
-9. the result: sanitized, screened, checked against the output schema, clipped (the whole kept
-   as a blob), and remembered by the session's taint ledger
+9. the result: over ``max_result_bytes`` -> ``result_too_large`` (discarded, connection kept);
+   else sanitized, screened, checked against the output schema, clipped (the whole kept as a
+   blob), and remembered by the session's taint ledger
 
 The audit event and call record of gate 10 belong to the management plane.
 Every Envelope is built from local text: upstream error text never reaches ``text``.
@@ -23,9 +24,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import mcp_types
 
@@ -41,8 +42,14 @@ from toolpool.taint import TaintLedger
 from toolpool.tickets import Permission, Ticket, authorize
 from toolpool.vetting import ExposedTool, Screener
 
-__all__ = ["CallPipeline", "Envelope", "Link", "render_resource"]
+__all__ = ["MAX_ARGUMENT_DEPTH", "CallPipeline", "Envelope", "Link", "render_resource"]
 
+MAX_ARGUMENT_DEPTH = 64
+"""Arguments nested deeper than this many objects and arrays are ``invalid_arguments``: no tool
+needs more, and an SDK server cannot even parse a message about four times as deep."""
+_TOO_DEEP = f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+_NOT_UNICODE = "arguments hold a lone surrogate, which is not Unicode text"
+_CONTAINERS = (dict, list, tuple)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 # One encoder for every size check: json.dumps with options builds a new one per call.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -175,14 +182,21 @@ class CallPipeline:
     async def _argument_problems(self, tool: ExposedTool, arguments: object) -> list[str]:
         if not isinstance(arguments, Mapping):
             return ["arguments must be a JSON object"]
+        # The C encoder first: it sizes the arguments fast and fails fast on the hopeless
+        # (too deep to encode, lone surrogates, values JSON has no form for).
         try:
-            encoded = _ENCODER.encode(arguments)
+            size = len(_ENCODER.encode(arguments).encode())
+        except RecursionError:
+            return [_TOO_DEEP]
+        except UnicodeEncodeError:
+            return [_NOT_UNICODE]
         except (TypeError, ValueError):
             return ["arguments must be plain JSON"]
         limit = tool.policy.max_argument_bytes or self._settings.max_argument_bytes
-        if len(encoded.encode()) > limit:
+        if size > limit:
             return [f"arguments are larger than {limit} bytes"]
-        return await tool.input.check(arguments)
+        problem = _not_plain_json(arguments)
+        return [problem] if problem is not None else await tool.input.check(arguments)
 
     async def _call_upstream(
         self, tool: ExposedTool, link: Link, arguments: Mapping[str, Any], breaker: CircuitBreaker
@@ -207,7 +221,7 @@ class CallPipeline:
         raw = content_text(result.content)
         if len(raw.encode("utf-8", "surrogatepass")) > self._settings.max_result_bytes:
             return refusal(
-                errors.MCP_REMOTE_ERROR,
+                errors.RESULT_TOO_LARGE,
                 tool.name,
                 f"{tool.name} returned more than {self._settings.max_result_bytes} bytes; the result was discarded",
             )
@@ -255,10 +269,37 @@ def render_resource(template: str, arguments: object) -> str | None:
         if value is None:
             missing = True
             return ""
-        return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+        if isinstance(value, str):
+            return value
+        try:
+            return json.dumps(value, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):  # no JSON form: gate 5 would refuse it too
+            missing = True
+            return ""
 
     rendered = _PLACEHOLDER.sub(fill, template)
     return None if missing else rendered
+
+
+def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
+    """What makes encodable arguments more than JSON can carry: nesting deeper than
+    ``MAX_ARGUMENT_DEPTH``, or an object key that is not a string (the encoder would quietly
+    turn ``1`` into ``"1"``). Iterative: the depth is the caller's to choose. The encoder took
+    the arguments, so every container in them is a dict, a list or a tuple."""
+    stack: list[tuple[object, int]] = [(arguments, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return _TOO_DEEP
+        children: Iterable[object]
+        if isinstance(value, dict):
+            if not all(isinstance(key, str) for key in value):
+                return "argument object keys must be strings"
+            children = value.values()
+        else:
+            children = cast(list[object], value)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
+    return None
 
 
 def _sanitized(value: Any) -> Any:

@@ -36,6 +36,12 @@ ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
 REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ACTION_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
+_MAX_KEY_PARTS = 64
+"""A dotted key or table header with more parts than this is refused before parsing (a real
+configuration has a handful); so is a line that merely looks like one, inside a string."""
+_DOTTED_RUN = re.compile(
+    r"""(?:(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)""" + f"{{{_MAX_KEY_PARTS}}}"
+)
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
@@ -254,10 +260,7 @@ def parse_config(text: str, source: Path) -> Config:
     Raises:
         ConfigError: as for ``load_config``.
     """
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(source), "", f"not valid TOML: {exc}") from exc
+    raw = _toml(text, source)
     unknown = sorted(set(raw) - {"pool", "servers"})
     if unknown:
         raise _error(text, source, (unknown[0],), "unknown key (expected `pool` or `servers`)")
@@ -267,6 +270,22 @@ def parse_config(text: str, source: Path) -> Config:
     pool = _validate(text, source, ("pool",), PoolSettings, raw.get("pool", {}))
     servers = {alias: _server(text, source, alias, body) for alias, body in servers_raw.items()}
     return Config(source=source, pool=pool, servers=servers)
+
+
+def _toml(text: str, source: Path) -> dict[str, Any]:
+    """``tomllib.loads``, with nesting bounded: tomllib reads nested values by recursion, and
+    dotted keys and table headers in time quadratic in their length."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.count(".") >= _MAX_KEY_PARTS and _DOTTED_RUN.search(line):
+            raise ConfigError(
+                str(source), "", f"a key is nested deeper than {_MAX_KEY_PARTS} levels", line=number
+            )
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(source), "", f"not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(str(source), "", "values are nested too deeply to read") from None
 
 
 def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:

@@ -40,6 +40,7 @@ __all__ = [
     "MCP_REMOTE_ERROR",
     "MCP_TIMEOUT",
     "OK",
+    "RESULT_TOO_LARGE",
     "SERVER_CHANGED",
     "TAINTED_ARGUMENT",
     "TICKET_EXPIRED",
@@ -81,6 +82,7 @@ TAINTED_ARGUMENT: Final = "tainted_argument"  # gate 6
 CIRCUIT_OPEN: Final = "circuit_open"  # gate 7
 MCP_REMOTE_ERROR: Final = "mcp_remote_error"  # gate 8: connection kept
 MCP_TIMEOUT: Final = "mcp_timeout"  # gate 8: connection dropped
+RESULT_TOO_LARGE: Final = "result_too_large"  # gate 9: over max_result_bytes, discarded; connection kept
 
 ENVELOPE_CODES: Final = frozenset(
     {
@@ -96,6 +98,7 @@ ENVELOPE_CODES: Final = frozenset(
         CIRCUIT_OPEN,
         MCP_REMOTE_ERROR,
         MCP_TIMEOUT,
+        RESULT_TOO_LARGE,
     }
 )
 

@@ -562,9 +562,11 @@ def _next_session_id() -> str:
 
 
 def _size(arguments: object) -> int:
+    """The arguments' size in bytes for the call record; 0 for what has no JSON form (too
+    deep, say: gate 5 refused it), since recording must never raise."""
     try:
-        return len(json.dumps(arguments, separators=(",", ":"), default=str).encode())
-    except (TypeError, ValueError):
+        return len(json.dumps(arguments, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError, RecursionError):
         return 0
 
 

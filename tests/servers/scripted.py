@@ -8,6 +8,8 @@ and does what the spec says, re-reading the spec at every start:
     loop_cursor      when true, the last page hands back the first cursor again
     raw_list_result  when set, tools/list answers exactly this (malformed on purpose)
     raw_call_result  when set, tools/call answers exactly this
+    raw_call_line    when set, tools/call is answered by this line verbatim ("{id}" becomes
+                     the request id), like raw_list_line
     raw_list_line    when set, tools/list is answered by this line verbatim ("{id}" becomes
                      the request id): any bytes at all, for fuzzing
     log              file that gets one JSON line per request received
@@ -100,7 +102,10 @@ def main() -> None:
                     request_id, {"content": [{"type": "text", "text": leaked}], "isError": kind == "is_error"}
                 )
         elif method == "tools/call":
-            if "raw_call_result" in spec:
+            if "raw_call_line" in spec:
+                sys.stdout.write(spec["raw_call_line"].replace("{id}", json.dumps(request_id)) + "\n")
+                sys.stdout.flush()
+            elif "raw_call_result" in spec:
                 reply(request_id, spec["raw_call_result"])
             else:
                 text = json.dumps(params.get("arguments"), sort_keys=True)

@@ -98,6 +98,8 @@ def call(
         arguments = json.loads(args)
     except json.JSONDecodeError as exc:
         fail(f"--args is not JSON: {exc.msg} at character {exc.pos}")
+    except RecursionError:
+        fail("--args is nested too deeply to read")
     if not isinstance(arguments, dict):
         fail("--args must be a JSON object")
 

@@ -7,7 +7,11 @@ else takes the legacy route, a stateful session opened by ``initialize`` and nam
 ``Mcp-Session-Id``. Legacy sessions get ``notifications/tools/list_changed`` on their GET
 stream; 2026-07-28 clients through ``subscriptions/listen``.
 
-In front of it all, ``BearerGate`` refuses any request without a valid token (401). Behind
+In front of it all, ``BearerGate`` refuses any request without a valid token (401). Behind it,
+``_IdGuard`` answers a request whose ``id`` is neither a string nor an integer (null, a
+fraction, a boolean, ...) with one -32600 error: the SDK's legacy route would take it for a
+notification and answer 202, with no JSON-RPC answer at all. Everything else that does not
+parse, the SDK answers itself (-32700, or -32602 for a message of the wrong shape). Behind
 the gate, the SDK's transport checks ``Host`` and ``Origin`` against the address actually
 bound (the DNS-rebinding guard): for a listener on a specific address, only that host and
 port and their ``localhost``/``127.0.0.1`` forms pass. A wildcard listener (``0.0.0.0``,
@@ -20,16 +24,19 @@ serving starts; ``_service.serve_http`` serves this app (with the admin plane be
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST
+from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
 from starlette.requests import Request
-from starlette.types import ASGIApp
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolpool.errors import UsageError
 from toolpool.serve._bearer import BearerGate, TokenUser, holder_ticket, view_key
@@ -138,7 +145,75 @@ def http_app(gateway: Gateway, host: str, port: int, *, guard: AuthGuard | None 
         # a worker-thread hop per request cost more than the read itself (bench/RESULTS §7).
         return gateway.store.token_holder(token)
 
-    return BearerGate(mcp_app, lookup, gateway.views, guard=guard, audit=gateway.store.audit)
+    return BearerGate(_IdGuard(mcp_app), lookup, gateway.views, guard=guard, audit=gateway.store.audit)
+
+
+class _IdGuard:
+    """Answers a POST whose message has an unusable ``id`` itself; passes everything else on,
+    its body replayed. A body larger than the SDK's limit passes unread (the SDK answers 413)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self._app(scope, receive, send)
+            return
+        body, rest = await _read_body(receive)
+        if rest is None and _has_unusable_id(body):
+            await _UNUSABLE_ID(scope, receive, send)
+            return
+        replayed: deque[Message] = deque(
+            [{"type": "http.request", "body": body, "more_body": rest is not None}]
+        )
+        if rest is not None and rest["type"] != "http.request":
+            replayed.append(rest)
+
+        async def replay() -> Message:
+            return replayed.popleft() if replayed else await receive()
+
+        await self._app(scope, replay, send)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Message | None]:
+    """The body, or as much as the SDK's limit allows and the message that follows it."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks), message
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), None
+        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return b"".join(chunks), {"type": "http.request", "body": b"", "more_body": True}
+
+
+def _has_unusable_id(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):  # the SDK answers -32700 for what does not parse
+        return False
+    if not isinstance(message, dict) or "id" not in message:
+        return False
+    request_id = message["id"]
+    return isinstance(request_id, bool) or not isinstance(request_id, str | int)
+
+
+_UNUSABLE_ID = Response(
+    JSONRPCError(
+        jsonrpc="2.0",
+        id=None,
+        error=ErrorData(
+            code=INVALID_REQUEST, message="Invalid Request: an id must be a string or an integer"
+        ),
+    ).model_dump_json(by_alias=True, exclude_unset=True),
+    status_code=400,
+    media_type="application/json",
+)
 
 
 def _is_loopback(host: str) -> bool:

@@ -6,11 +6,17 @@ SDK's ``Server.run`` serves both protocol eras on the one pipe: the client's fir
 decides (``initialize``: the handshake era; a request carrying the 2026-07-28 ``_meta``
 envelope: the modern one). Serving ends when stdin reaches end of file, or on ``stop``.
 
-The SDK's transport parses and frames the messages; the bytes move on the event loop, through
-private duplicates of descriptors 0 and 1 (``_Pipe``): the SDK's own reader and writer run
-every line and every flush through a worker thread, which cost more per call than the rest of
-the hop's plumbing (bench/RESULTS §7), and a blocking read in a thread cannot be interrupted
-by a stop. While serving, descriptor 1 points at stderr, so stray output misses the wire.
+The bytes move on the event loop, through private duplicates of descriptors 0 and 1
+(``_Pipe``): the SDK's own stdio transport runs every line and every flush through a worker
+thread, which cost more per call than the rest of the hop's plumbing (bench/RESULTS §7), and a
+blocking read in a thread cannot be interrupted by a stop. While serving, descriptor 1 points
+at stderr, so stray output misses the wire.
+
+Framing and parsing are ours too (``_wire``), because the SDK's transport drops a line it
+cannot parse without a word, and its client then waits forever. Here every line that is not a
+valid message gets exactly one JSON-RPC error (``toolpool._salvage.answer``: under its own id
+when it has a usable one), and so does a request whose id is not a string or an integer (the
+SDK would take it for a notification); blank lines and valid notifications get nothing.
 """
 
 from __future__ import annotations
@@ -19,14 +25,25 @@ import contextlib
 import fcntl
 import os
 import stat
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import anyio
 import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.context import ServerRequestContext
-from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INTERNAL_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
 
+from toolpool._salvage import answer, salvage
 from toolpool.serve._front import build_server
 from toolpool.serve._gateway import Gateway
 from toolpool.serve._views import ClientView
@@ -79,7 +96,8 @@ class _Pipe:
 
 
 class _Lines:
-    """The lines of a ``_Pipe``, as the SDK's transport iterates stdin (text, newline kept)."""
+    """The lines of a ``_Pipe``, as text with the newline kept (bytes that are not UTF-8 read
+    as U+FFFD)."""
 
     def __init__(self, pipe: _Pipe) -> None:
         self._pipe = pipe
@@ -105,19 +123,6 @@ class _Lines:
             chunk = await self._pipe.read()
             self._ended = not chunk
             self._buffer += chunk
-
-
-class _Writer:
-    """What the SDK's transport writes its messages to: each one straight to the pipe."""
-
-    def __init__(self, pipe: _Pipe) -> None:
-        self._pipe = pipe
-
-    async def write(self, text: str) -> None:
-        await self._pipe.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
-        """Nothing is buffered."""
 
 
 @contextlib.contextmanager
@@ -151,11 +156,70 @@ async def serve_stdio(gateway: Gateway, principal: str, ticket: Ticket, stop: an
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(stop_when_asked)
-            # The SDK only iterates `stdin` and calls `write` and `flush` on `stdout`; it types
-            # them as anyio files.
-            async with stdio_server(
-                stdin=cast(anyio.AsyncFile[str], _Lines(stdin)),
-                stdout=cast(anyio.AsyncFile[str], _Writer(stdout)),
-            ) as (read_stream, write_stream):
+            async with _wire(stdin, stdout) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             tasks.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def _wire(
+    stdin: _Pipe, stdout: _Pipe
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
+    """The server's two streams over the pipes: one message per line each way. A line that is
+    not a message is answered here, through the same writer, so answers never interleave."""
+    inbound, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, outbound = anyio.create_memory_object_stream[SessionMessage](0)
+    answers = write_stream.clone()
+
+    async def read() -> None:
+        async with inbound, answers:
+            async for line in _Lines(stdin):
+                message = _message(line)
+                if isinstance(message, JSONRPCError):
+                    await answers.send(SessionMessage(message))
+                elif message is not None:
+                    await inbound.send(message)
+
+    async def write() -> None:
+        async with outbound:
+            async for message in outbound:
+                await stdout.write(_encoded(message))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read)
+        tasks.start_soon(write)
+        yield read_stream, write_stream
+
+
+def _message(line: str) -> SessionMessage | JSONRPCError | None:
+    """The message on one line; or the error that answers it; or None: nothing to do."""
+    if not line.strip(" \t\r\n"):  # JSON's whitespace only
+        return None
+    try:
+        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as problem:
+        return answer(line, problem)
+    # A request whose id is null, a fraction, a boolean, ... parses as a notification; only a
+    # line that may spell an `id` key is looked at again.
+    if (
+        isinstance(message, JSONRPCNotification)
+        and ('"id"' in line or "\\u" in line)
+        and salvage(line).has_id
+    ):
+        return answer(line)
+    return SessionMessage(message)
+
+
+def _encoded(message: SessionMessage) -> bytes:
+    """One line of JSON; an answer that cannot be encoded (a lone surrogate in some text,
+    say) becomes an error under its id rather than no answer."""
+    try:
+        return (message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
+    except ValueError:
+        failed = message.message
+        if not isinstance(failed, JSONRPCResponse | JSONRPCError):
+            return b""
+        error = ErrorData(code=INTERNAL_ERROR, message="the answer could not be encoded as JSON")
+        return (JSONRPCError(jsonrpc="2.0", id=failed.id, error=error).model_dump_json() + "\n").encode()

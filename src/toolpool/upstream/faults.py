@@ -15,7 +15,7 @@ import asyncio
 import anyio
 import httpx2
 from mcp import MCPError
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp_types import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
 from toolpool.errors import (
@@ -57,6 +57,10 @@ def upstream_fault(alias: str, exc: BaseException, during: str) -> UpstreamError
             return UpstreamTimeout(alias, f"{during} timed out", detail=detail)
         if leaf.code == CONNECTION_CLOSED:
             return UpstreamConnectionLost(alias, f"the connection closed during {during}", detail=detail)
+        if leaf.code == PARSE_ERROR:  # a transport could not read the server's answer
+            return UpstreamProtocolError(
+                alias, f"the server sent an unreadable answer during {during}", detail=detail
+            )
         return UpstreamRemoteError(alias, f"{during} failed with error code {leaf.code}", detail=detail)
     if isinstance(leaf, TimeoutError | httpx2.TimeoutException):
         return UpstreamTimeout(alias, f"{during} timed out", detail=detail)

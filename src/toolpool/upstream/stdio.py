@@ -30,7 +30,9 @@ import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
+from toolpool._salvage import salvage
 from toolpool.upstream._reaper import ServerProcess, start_server
 from toolpool.upstream.sandbox import Bwrap, Limits, wrap_argv
 
@@ -194,7 +196,15 @@ class StdioTransport:
 
 
 def _parse_line(line: bytes) -> SessionMessage | Exception:
+    """One message from the server. A line that does not parse but answers one of our
+    requests (an id, no method) becomes a parse error for that request, as the SDK's HTTP
+    client does: dropped, it would leave the request waiting for its timeout."""
     try:
         return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
-        return exc
+        found = salvage(line.decode("utf-8", "replace"))
+        if found.id is None or "method" in found.keys:
+            return exc
+        problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) and exc.errors() else str(exc)
+        error = mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=f"unreadable answer: {problem}")
+        return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=found.id, error=error))
