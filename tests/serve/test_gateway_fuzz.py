@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, event, given, settings
 from tests.helpers import ALPHA_TOOLS, demo_server, write_config
 from tests.serve.gateway_helpers import STOP_S, WAIT_S, environment, new_token, served_sync
 from tests.serve.jsonrpc_strategies import Message, Rendered, messages, render
+from toolpool.serve._stdio import MAX_LINE_BYTES
 
 _EXAMPLES = 150  # per transport: a few seconds each on a busy machine
 _FUZZ = settings(
@@ -228,6 +229,15 @@ def test_the_stdio_front_answers_a_lone_surrogate_and_deep_nesting_under_the_req
         assert [(answer["id"], _code(answer)) for answer in answers] == [(request_id, code)], line[:80]
     for quiet in (b"", b"   ", b'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":1}}'):
         assert stdio_front.exchange(Rendered(quiet, None, "none")) == []
+
+
+def test_the_stdio_front_drops_a_line_longer_than_its_bound_unread_and_answers_it_once(
+    stdio_front: _Stdio,
+) -> None:
+    for size in (MAX_LINE_BYTES + 1, 3 * MAX_LINE_BYTES):  # a line that ends, and one read past the bound
+        too_long = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * size + b'"}}'
+        (answer,) = stdio_front.exchange(Rendered(too_long, None, "null"))
+        assert _code(answer) == INVALID_REQUEST and str(MAX_LINE_BYTES) in answer["error"]["message"]
 
 
 @_FUZZ

@@ -32,9 +32,11 @@ import anyio
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.context import ServerRequestContext
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
@@ -49,9 +51,11 @@ from toolpool.serve._gateway import Gateway
 from toolpool.serve._views import ClientView
 from toolpool.tickets import Ticket
 
-__all__ = ["serve_stdio"]
+__all__ = ["MAX_LINE_BYTES", "serve_stdio"]
 
 _STDIO_CLIENT = "stdio"
+# The longest message a client may send on one line: the SDK's limit for an HTTP body.
+MAX_LINE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 _READ_CHUNK = 64 * 1024
 # A pipe that polls writable has room for at least this much: a write this size cannot block.
 _WRITE_CHUNK = 4096
@@ -97,32 +101,48 @@ class _Pipe:
 
 class _Lines:
     """The lines of a ``_Pipe``, as text with the newline kept (bytes that are not UTF-8 read
-    as U+FFFD)."""
+    as U+FFFD); None for a line longer than ``MAX_LINE_BYTES``, which is dropped unread as it
+    arrives, so a client cannot make the front hold an unbounded line."""
 
     def __init__(self, pipe: _Pipe) -> None:
         self._pipe = pipe
         self._buffer = bytearray()
+        self._scanned = 0  # the buffer holds no newline before this offset
+        self._oversized = False
         self._ended = False
 
     def __aiter__(self) -> _Lines:
         return self
 
-    async def __anext__(self) -> str:
+    async def __anext__(self) -> str | None:
         while True:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", self._scanned)
             if end >= 0:
                 line = bytes(self._buffer[: end + 1])
                 del self._buffer[: end + 1]
-                return line.decode("utf-8", errors="replace")
+                self._scanned = 0
+                self._oversized |= len(line) > MAX_LINE_BYTES
+                return self._line(line)
+            self._scanned = len(self._buffer)
             if self._ended:
-                if not self._buffer:
+                if not (self._buffer or self._oversized):
                     raise StopAsyncIteration
                 line = bytes(self._buffer)
                 self._buffer.clear()
-                return line.decode("utf-8", errors="replace")
+                return self._line(line)
+            if len(self._buffer) > MAX_LINE_BYTES:
+                self._oversized = True
+                self._buffer.clear()
+                self._scanned = 0
             chunk = await self._pipe.read()
             self._ended = not chunk
             self._buffer += chunk
+
+    def _line(self, line: bytes) -> str | None:
+        if self._oversized:
+            self._oversized = False
+            return None
+        return line.decode("utf-8", errors="replace")
 
 
 @contextlib.contextmanager
@@ -176,7 +196,7 @@ async def _wire(
     async def read() -> None:
         async with inbound, answers:
             async for line in _Lines(stdin):
-                message = _message(line)
+                message = _TOO_LONG if line is None else _message(line)
                 if isinstance(message, JSONRPCError):
                     await answers.send(SessionMessage(message))
                 elif message is not None:
@@ -191,6 +211,15 @@ async def _wire(
         tasks.start_soon(read)
         tasks.start_soon(write)
         yield read_stream, write_stream
+
+
+_TOO_LONG = JSONRPCError(
+    jsonrpc="2.0",
+    id=None,
+    error=ErrorData(
+        code=INVALID_REQUEST, message=f"Invalid Request: a message is at most {MAX_LINE_BYTES} bytes"
+    ),
+)
 
 
 def _message(line: str) -> SessionMessage | JSONRPCError | None:
