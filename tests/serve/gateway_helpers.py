@@ -38,6 +38,18 @@ START_S = 120  # five demo servers start with the gateway (Python start-up, hand
 WAIT_S = 60  # any other wait: a call, a notification, a CLI command
 STOP_S = 30  # closing: uvicorn's graceful window, then every upstream child is reaped
 TEST_S = START_S + 3 * WAIT_S  # a whole test: a gateway's start and a few waits
+# A legacy HTTP client's first request, and the headers every MCP POST carries.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 _CLEARED = frozenset({"TOOLPOOL_SECRET_KEY", "TOOLPOOL_ADMIN_TOKEN"})
 
 ALPHA_AND_BETA = [

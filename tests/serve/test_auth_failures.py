@@ -16,24 +16,22 @@ import anyio
 import httpx
 import pytest
 
-from .gateway_helpers import TEST_S, WAIT_S, copy_config, new_token, served, toolpool_async
+from .gateway_helpers import (
+    INITIALIZE,
+    MCP_HEADERS,
+    TEST_S,
+    WAIT_S,
+    copy_config,
+    new_token,
+    served,
+    toolpool_async,
+)
 
 pytestmark = pytest.mark.anyio
 
 ADMIN = "admin-token-for-the-guessing-tests"
 WITH_ADMIN = {"TOOLPOOL_ADMIN_TOKEN": ADMIN}
 LIMIT = 6
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 def _guarded_config(folder: Path) -> Path:

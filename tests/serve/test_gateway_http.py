@@ -12,6 +12,8 @@ import pytest
 
 from .gateway_helpers import (
     ERAS,
+    INITIALIZE,
+    MCP_HEADERS,
     TEST_S,
     WAIT_S,
     Changes,
@@ -29,18 +31,6 @@ from .gateway_helpers import (
 )
 
 pytestmark = pytest.mark.anyio
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 async def test_without_a_valid_token_every_request_gets_401_and_nothing_else(tmp_path: Path) -> None:

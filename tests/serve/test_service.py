@@ -16,6 +16,8 @@ import httpx
 import pytest
 
 from tests.serve.gateway_helpers import (
+    INITIALIZE,
+    MCP_HEADERS,
     TEST_S,
     WAIT_S,
     copy_config,
@@ -124,17 +126,6 @@ async def test_a_host_name_is_matched_in_any_case_on_every_path_and_another_host
 ) -> None:
     config = copy_config(tmp_path)
     client_token = new_token(config, "ana", "--allow", "demo.*")
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    mcp_headers = {"Accept": "application/json, text/event-stream"}
     answers: dict[tuple[str, str], int] = {}
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0", env=WITH_ADMIN) as gateway:
@@ -143,10 +134,10 @@ async def test_a_host_name_is_matched_in_any_case_on_every_path_and_another_host
             for host in ("LOCALHOST", "LocalHost", "EVIL.example", "Evil.Example"):
                 origin = {"Origin": f"HTTP://{host}:{port}"}
                 async with _client(client_token, Host=f"{host}:{port}") as holder:
-                    mcp = await holder.post(gateway.url, json=initialize, headers=mcp_headers)
+                    mcp = await holder.post(gateway.url, json=INITIALIZE, headers=MCP_HEADERS)
                     answers[(host, "/mcp")] = mcp.status_code
                     with_origin = await holder.post(
-                        gateway.url, json=initialize, headers=mcp_headers | origin
+                        gateway.url, json=INITIALIZE, headers=MCP_HEADERS | origin
                     )
                     answers[(host, "/mcp with Origin")] = with_origin.status_code
                 async with _client(ADMIN, Host=f"{host}:{port}") as admin:

@@ -20,6 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from .gateway_helpers import (
+    INITIALIZE,
     TEST_S,
     WAIT_S,
     bearer,
@@ -115,19 +116,9 @@ async def test_another_tokens_session_id_changes_nothing_of_the_victims_session_
 async def test_the_owner_of_a_session_can_still_end_it(tmp_path: Path) -> None:
     config = copy_config(tmp_path)
     token = new_token(config, "ana", "--allow", "*")
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as running, bearer(token) as http:
-            opened = await http.post(running.url, json=initialize, headers=MCP_HEADERS)
+            opened = await http.post(running.url, json=INITIALIZE, headers=MCP_HEADERS)
             headers = MCP_HEADERS | {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
             ended = await http.delete(running.url, headers=headers)
             after = await http.post(running.url, json=LIST, headers=headers)
