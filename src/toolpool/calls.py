@@ -219,7 +219,20 @@ class CallPipeline:
     async def _shape(self, tool: ExposedTool, result: mcp_types.CallToolResult) -> Envelope:
         """Gate 9: the result as untrusted content."""
         raw = content_text(result.content)
-        if len(raw.encode("utf-8", "surrogatepass")) > self._settings.max_result_bytes:
+        structured = result.structured_content
+        size = len(raw.encode("utf-8", "surrogatepass"))
+        structured_text = ""
+        if structured is not None:
+            try:
+                structured_text = _ENCODER.encode(structured)
+            except (TypeError, ValueError, RecursionError):
+                return refusal(
+                    errors.MCP_REMOTE_ERROR,
+                    tool.name,
+                    f"{tool.name} returned structured content that is not JSON",
+                )
+            size += len(structured_text.encode("utf-8", "surrogatepass"))
+        if size > self._settings.max_result_bytes:  # the text and the structured content together
             return refusal(
                 errors.RESULT_TOO_LARGE,
                 tool.name,
@@ -227,16 +240,13 @@ class CallPipeline:
             )
         if result.is_error:
             return upstream_failure(errors.MCP_REMOTE_ERROR, tool.name, raw)
-        structured = result.structured_content
         if tool.output is not None and (structured is None or await tool.output.check(structured, limit=1)):
             return refusal(
                 errors.MCP_REMOTE_ERROR,
                 tool.name,
                 f"{tool.name} returned a result that does not match its output schema",
             )
-        verdict = self._screener.screen_text(
-            raw if structured is None else f"{raw}\n{_ENCODER.encode(structured)}"
-        )
+        verdict = self._screener.screen_text(raw if structured is None else f"{raw}\n{structured_text}")
         clean = sanitize(raw)
         text, clipped = clip(clean, tool.policy.max_result_chars or self._settings.max_result_chars)
         blob_id = None
