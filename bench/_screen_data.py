@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 
 __all__ = ["DEFAULT_DATASETS", "HELD_OUT", "Entry", "dedupe_by_description", "load", "load_held_out"]
 

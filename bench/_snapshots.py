@@ -17,12 +17,13 @@ import dataclasses
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from _configs import local_name, paged_server, paged_tool_names, write_config
 from _timing import micro_ns
 from toolpool import ConfigEnablement, ExposedTool, Pool, Ticket
 from toolpool.registry import Registry
+from toolpool.upstream import Link
 
 __all__ = ["CHANGES", "SIZES", "STEADY_LOOPS", "STEADY_REPEATS", "measure_snapshots", "ratios"]
 
@@ -79,7 +80,7 @@ def _registry_figures(tools: tuple[ExposedTool, ...]) -> dict[str, Any]:
     admits: list[int] = []
     revokes: list[int] = []
     for round_number in range(CHANGES):
-        owner = object()
+        owner = cast(Link, object())  # never called: only its identity matters to the registry
         extra = dataclasses.replace(
             tools[0], name=local_name("bench_extra", f"t{round_number}"), alias="bench_extra", owner=owner
         )

@@ -1,18 +1,18 @@
-"""Gate 3 at call time: what ``Store.is_enabled`` costs, against raw queries on the same file.
+"""Gate 3 at call time: what ``store.tools.is_enabled`` costs, against raw queries on the same file.
 
     .venv/bin/python bench/gate3_store.py [--calls N] [--tools T] [--postgres URL] [--json]
 
 A SQLite store in a temporary folder gets T tools over 10 aliases (half of them enabled).
 Arms, interleaved in blocks with the order rotating every round, each call timed alone:
 
-- ``store.is_enabled`` for an enabled tool, and for a disabled one;
-- ``store.version`` (the pool reads it to invalidate cached views);
+- ``store.tools.is_enabled`` for an enabled tool, and for a disabled one;
+- ``store.releases.version`` (the pool reads it to invalidate cached views);
 - baseline: the very query ``is_enabled`` runs, on a plain ``sqlite3`` connection to the file;
 - baseline: the cheapest lookup there is, ``enabled`` by primary key, on that connection;
-- ``store.is_enabled`` while another process appends audit events as fast as it can
+- ``store.tools.is_enabled`` while another process appends audit events as fast as it can
   (WAL: readers do not wait for the writer).
 
-Goal: median of ``store.is_enabled`` <= 50 µs on SQLite. ``--postgres URL`` repeats the
+Goal: median of ``store.tools.is_enabled`` <= 50 µs on SQLite. ``--postgres URL`` repeats the
 store and raw arms on PostgreSQL (a fresh schema, dropped afterwards); no goal there.
 """
 
@@ -86,12 +86,12 @@ def _populate(store: Store, tools: int) -> tuple[tuple[str, str], tuple[str, str
         alias = f"alias{a}"
         names = [f"tool{n:05d}" for n in range(per_alias)]
         found = [ImportedTool(name, {"name": name}, "sha256:" + "0" * 64, "pass", 0.0) for name in names]
-        store.record_import(alias, found, actor="bench")
+        store.tools.record_import(alias, found, actor="bench")
         policies = {
             name: ToolPolicy(action=f"bench.{name}", effect="read", enabled=n % 2 == 0)
             for n, name in enumerate(names)
         }
-        store.sync_policy(alias, policies)
+        store.tools.sync_policy(alias, policies)
     alias, even = f"alias{_ALIASES // 2}", per_alias // 2 - per_alias // 2 % 2
     return (alias, f"tool{even:05d}"), (alias, f"tool{even + 1:05d}")
 
@@ -101,22 +101,23 @@ def _bench_sqlite(path: Path, tools: int, calls: int) -> dict[str, Any]:
     key = SecretKey.generate()
     with Store.open(url, key=key) as store:
         enabled, disabled = _populate(store, tools)
-        assert store.is_enabled(*enabled)
-        assert not store.is_enabled(*disabled)
+        assert store.tools.is_enabled(*enabled)
+        assert not store.tools.is_enabled(*disabled)
         raw = sqlite3.connect(path, isolation_level=None)
         try:
             assert raw.execute(GATE_SQL, enabled).fetchone() == (1,)
             arms: dict[str, Callable[[], object]] = {
-                "store.is_enabled (enabled tool)": lambda: store.is_enabled(*enabled),
-                "store.is_enabled (disabled tool)": lambda: store.is_enabled(*disabled),
-                "store.version": lambda: store.version,
+                "store.tools.is_enabled (enabled tool)": lambda: store.tools.is_enabled(*enabled),
+                "store.tools.is_enabled (disabled tool)": lambda: store.tools.is_enabled(*disabled),
+                "store.releases.version": lambda: store.releases.version,
                 "baseline: sqlite3, the same query": lambda: raw.execute(GATE_SQL, enabled).fetchone(),
                 "baseline: sqlite3, enabled by primary key": lambda: raw.execute(PK_SQL, enabled).fetchone(),
             }
             result: dict[str, Any] = {"arms": _interleave(arms, calls)}
             with _writer(url, key) as load:
                 loaded = _interleave(
-                    {"store.is_enabled under write load": lambda: store.is_enabled(*enabled)}, calls
+                    {"store.tools.is_enabled under write load": lambda: store.tools.is_enabled(*enabled)},
+                    calls,
                 )
             result["arms"].update(loaded)
             result["events_appended_during_load"] = load["events"]
@@ -128,14 +129,14 @@ def _bench_sqlite(path: Path, tools: int, calls: int) -> dict[str, Any]:
 def _bench_postgres(url: str, tools: int, calls: int) -> dict[str, Any]:
     with Store.open(url) as store:
         enabled, disabled = _populate(store, tools)
-        assert store.is_enabled(*enabled)
-        assert not store.is_enabled(*disabled)
+        assert store.tools.is_enabled(*enabled)
+        assert not store.tools.is_enabled(*disabled)
         raw = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1), autocommit=True)
         sql = GATE_SQL.replace("?", "%s")
         try:
             arms: dict[str, Callable[[], object]] = {
-                "store.is_enabled (enabled tool)": lambda: store.is_enabled(*enabled),
-                "store.version": lambda: store.version,
+                "store.tools.is_enabled (enabled tool)": lambda: store.tools.is_enabled(*enabled),
+                "store.releases.version": lambda: store.releases.version,
                 "baseline: psycopg, the same query": lambda: raw.execute(sql, enabled).fetchone(),
             }
             return {"arms": _interleave(arms, calls)}
@@ -195,7 +196,7 @@ def _write_load(url: str, key: str) -> int:
         print("ready", flush=True)
         deadline, count = time.monotonic() + _WRITER_MAX_S, 0
         while time.monotonic() < deadline and not select.select([sys.stdin], [], [], 0)[0]:
-            store.audit("bench", "bench.load", "load", {"n": count})
+            store.audit.audit("bench", "bench.load", "load", {"n": count})
             count += 1
         print(count, flush=True)
     return 0
@@ -221,10 +222,10 @@ def _table(backend: str, result: dict[str, Any], calls: int) -> Table:
     for name, arm in arms.items():
         table.rows.append((name, f"{arm['median_us']:.1f}", f"{arm['p90_us']:.1f}", f"{arm['p99_us']:.1f}"))
     if backend == "sqlite":
-        median = arms["store.is_enabled (enabled tool)"]["median_us"]
+        median = arms["store.tools.is_enabled (enabled tool)"]["median_us"]
         verdict = "meets" if median <= GOAL_US else "misses"
         table.notes.append(
-            f"store.is_enabled median {median:.1f} µs: {verdict} the goal of ≤ {GOAL_US:.0f} µs"
+            f"store.tools.is_enabled median {median:.1f} µs: {verdict} the goal of ≤ {GOAL_US:.0f} µs"
         )
         table.notes.append(
             f"the writer appended {result['events_appended_during_load']} audit events during its arm"
@@ -235,7 +236,7 @@ def _table(backend: str, result: dict[str, Any], calls: int) -> Table:
 def _heading(results: dict[str, Any]) -> str:
     box = results["machine"]
     return (
-        f"toolpool {box['toolpool']} gate 3 (store.is_enabled), {results['date']}, {results['tools']} tools\n"
+        f"toolpool {box['toolpool']} gate 3 (store.tools.is_enabled), {results['date']}, {results['tools']} tools\n"
         f"{box['cpu']}, {box['cores_usable']} usable cores; {box['implementation']} {box['python']}; "
         f"SQLite {sqlite3.sqlite_version}\ncommand: {results['command']}"
     )

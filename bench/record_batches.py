@@ -1,9 +1,9 @@
-"""Gate 10's write: what one ``Store.record_calls`` transaction costs by batch size.
+"""Gate 10's write: what one ``store.calls.record_calls`` transaction costs by batch size.
 
     .venv/bin/python bench/record_batches.py [--rounds N] [--json]
 
 Each call of the pipeline leaves a call record and a ``call`` audit event; the pool's
-``Recorder`` writes what gathered during its linger window (``toolpool.managed._LINGER_S``) in
+``Recorder`` writes what gathered during its linger window (``toolpool.calls._recording._LINGER_S``) in
 one transaction. This bench writes batches of 1, 5, 25 and 100 such pairs into a SQLite store
 in a temporary folder, the sizes interleaved round by round, and prints the CPU (this process:
 the store's work is all in it) per batch and per entry, and per entry against a batch of one
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         Store.open(f"sqlite:///{Path(folder, 'toolpool.db')}") as store,
     ):
         for size in _SIZES:
-            store.record_calls(*_batch(size))  # warm: statements compiled, pages cached
+            store.calls.record_calls(*_batch(size))  # warm: statements compiled, pages cached
         for round_number in range(args.rounds):
             order = _SIZES[round_number % len(_SIZES) :] + _SIZES[: round_number % len(_SIZES)]
             for size in order:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
                 batches = max(4, _ENTRIES_PER_ROUND // size)
                 started = time.process_time()
                 for _ in range(batches):
-                    store.record_calls(records, events)
+                    store.calls.record_calls(records, events)
                 per_size[size].append((time.process_time() - started) / batches)
     medians = {size: statistics.median(times) for size, times in per_size.items()}
     if args.json:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     single = medians[1]
     table = Table(
-        f"Store.record_calls on SQLite, {args.rounds} rounds, median CPU (this process)",
+        f"store.calls.record_calls on SQLite, {args.rounds} rounds, median CPU (this process)",
         ["entries per batch", "µs per batch", "µs per entry", "per entry ÷ batch of 1"],
     )
     for size, seconds in medians.items():

@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers import ALPHA_TOOLS, FAULTY_TOOLS, demo_server, write_config
 from toolpool import BreakerState, Pool, Ticket
-from toolpool.breaker import CircuitBreaker
+from toolpool.calls import CircuitBreaker
 
 pytestmark = pytest.mark.anyio
 

@@ -269,8 +269,8 @@ async def test_gate5_arguments_no_json_can_carry_are_invalid_arguments_recorded_
         {"data": _nested(MAX_ARGUMENT_DEPTH - 2)},
     ]
     with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}") as store:
-        recorded = [record.code for _, record in store.call_records()]
-        audited = [event.detail["code"] for event in store.audit_events() if event.action == "call"]
+        recorded = [record.code for _, record in store.calls.call_records()]
+        audited = [event.detail["code"] for event in store.audit.audit_events() if event.action == "call"]
     assert recorded == audited == ["ok", "invalid_arguments", "invalid_arguments", "ok"]
 
 

@@ -37,8 +37,8 @@ async def test_r9_tools_the_config_enables_are_synced_into_the_store_as_actor_co
     )
     async with Pool(config) as pool:
         assert pool.store is not None
-        states = {state.name: state for state in pool.store.tool_states("demo_alpha")}
-        synced = [event for event in pool.store.audit_events() if event.actor == "config"]
+        states = {state.name: state for state in pool.store.tools.tool_states("demo_alpha")}
+        synced = [event for event in pool.store.audit.audit_events() if event.actor == "config"]
     assert all(states[name].enabled for name in ALPHA_TOOLS)
     assert synced
 
@@ -83,7 +83,7 @@ async def test_r15_a_session_keeps_its_release_and_disables_apply_at_once(
         with anyio.fail_after(TIMEOUT):
             await pool.connect("demo_alpha")
             early = pool.session("ana", ANY)
-            pool.store.enable("demo_alpha", "echo", "tests")
+            pool.store.tools.enable("demo_alpha", "echo", "tests")
             late = pool.session("bob", ANY)
             assert "mcp__demo_alpha__echo" not in early.snapshot()  # an addition: new sessions only
             assert "mcp__demo_alpha__echo" in late.snapshot()
@@ -91,7 +91,7 @@ async def test_r15_a_session_keeps_its_release_and_disables_apply_at_once(
             assert sneaked.code == "unknown_tool"  # not even through another session's snapshot
 
             snapshot = early.snapshot()
-            pool.store.disable("demo_alpha", "lookup", "tests")
+            pool.store.tools.disable("demo_alpha", "lookup", "tests")
             refused = await early.call(snapshot, "mcp__demo_alpha__lookup", {"key": "k1"})
             assert refused.code == "tool_disabled"  # a disable: at once, for everyone
 
@@ -111,12 +111,12 @@ async def test_secrets_from_the_store_are_resolved_at_connect_and_never_leaked(
     )
     config = write_config(tmp_path, table, pool={"store": store_url})
     with Store.open(store_url, key=key) as store:
-        store.set_secret("api_token", TOKEN, "tests")
+        store.secrets.set_secret("api_token", TOKEN, "tests")
         async with Pool(config, store=store) as pool:
             with anyio.fail_after(TIMEOUT):
                 await pool.connect("s")
                 envelope = await pool.call(pool.snapshot(), "mcp__s__whoami", {}, ticket=ANY)
-        events = store.audit_events()
+        events = store.audit.audit_events()
     assert envelope.code == "mcp_remote_error"
     assert "[secret:api_token]" in envelope.audit_detail and TOKEN not in repr(envelope)
     call_event = next(event for event in events if event.action == "call")
@@ -140,9 +140,9 @@ async def test_every_call_decision_is_an_audit_event_and_a_call_record(
             await session.call(snapshot, "mcp__demo_alpha__nothing", {})
     # Leaving the pool flushed its records; the store is read as another process would.
     with Store.open(store_url) as store:
-        calls = [event for event in store.audit_events() if event.action == "call"]
-        stats = {row.tool: row for row in store.call_stats()}
-        verified = store.verify_audit()
+        calls = [event for event in store.audit.audit_events() if event.action == "call"]
+        stats = {row.tool: row for row in store.calls.call_stats()}
+        verified = store.audit.verify_audit()
     assert [event.detail["code"] for event in calls] == ["ok", "invalid_arguments", "unknown_tool"]
     assert {event.actor for event in calls} == {"ana"}
     assert stats["lookup"].calls == 2 and dict(stats["lookup"].codes) == {"ok": 1, "invalid_arguments": 1}

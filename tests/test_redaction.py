@@ -89,9 +89,9 @@ def test_the_store_redacts_with_the_same_redactor_as_the_pool(tmp_path: Path) ->
     from toolpool.store import SecretKey, Store
 
     with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}", key=SecretKey.generate()) as store:
-        store.set_secret("db", HARD, actor="tests")
+        store.secrets.set_secret("db", HARD, actor="tests")
         for spelling, encode in SPELLINGS.items():
-            assert store.redact(f"<{encode(HARD)}>") == "<[secret:db]>", spelling
+            assert store.secrets.redact(f"<{encode(HARD)}>") == "<[secret:db]>", spelling
 
 
 def test_redaction_replaces_what_is_nested_too_deep_to_read() -> None:
@@ -121,11 +121,11 @@ async def test_a_server_that_writes_its_secret_into_its_definition_leaks_it_nowh
             ensure_ascii=False,
         )
         stored = json.dumps(
-            [pool.store.published_definition("s", "whoami"), pool.store.pin_of("s", "whoami")],
+            [pool.store.tools.published_definition("s", "whoami"), pool.store.pins.pin_of("s", "whoami")],
             ensure_ascii=False,
             default=str,
         )
-        audit = repr(pool.store.audit_events())
+        audit = repr(pool.store.audit.audit_events())
         while_open = leaks_in_store_files(tmp_path)  # the WAL still holds the recent writes
     assert while_open == {}
     assert "[secret:api_token]" in tool.description

@@ -9,7 +9,8 @@ import pytest
 from tests.helpers import READ, server_table, tool_def, write_config
 from toolpool import ExposedTool
 from toolpool.registry import Registry
-from toolpool.vetting import PassingScreener, PublishedTool, vet
+from toolpool.upstream import PublishedTool
+from toolpool.vetting import PassingScreener, vet
 
 
 def _tools(tmp_path: Path, owner: object, *names: str, alias: str = "s") -> tuple[ExposedTool, ...]:

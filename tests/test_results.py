@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
 from toolpool import Pool, PublishedTool, Ticket, UsageError, Verdict
-from toolpool.results import fence, sanitize
+from toolpool.calls import fence, sanitize
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
 from toolpool import Pool, Ticket
-from toolpool.taint import GUARANTEED, TaintLedger
+from toolpool.calls import GUARANTEED, TaintLedger
 
 pytestmark = pytest.mark.anyio
 

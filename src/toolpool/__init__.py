@@ -10,7 +10,7 @@ async with Pool(config) as pool:
                           ticket=Ticket.allow("demo.*"))
 """
 
-from toolpool.breaker import BreakerState
+from toolpool.calls import BreakerState, Envelope, ResultBlob, Session
 from toolpool.config import (
     Config,
     PoolSettings,
@@ -20,8 +20,7 @@ from toolpool.config import (
     WriteApproval,
     load_config,
 )
-from toolpool.enablement import ConfigEnablement, Enablement
-from toolpool.envelope import Envelope
+from toolpool.enablement import Enablement
 from toolpool.errors import (
     AddressBlocked,
     ConfigError,
@@ -43,10 +42,10 @@ from toolpool.errors import (
 from toolpool.events import PoolEvent
 from toolpool.pool import Pool
 from toolpool.registry import Snapshot
-from toolpool.results import ResultBlob
-from toolpool.sessions import Session
+from toolpool.store import ConfigEnablement
 from toolpool.tickets import Decision, Ticket, authorize
-from toolpool.vetting import ExposedTool, PublishedTool, Screener, Verdict
+from toolpool.upstream import PublishedTool
+from toolpool.vetting import ExposedTool, Screener, Verdict
 
 __all__ = [
     "AddressBlocked",

@@ -9,36 +9,64 @@ the pool admits the link's tools, or closes the link if anything failed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
+from typing import Any
 
 import anyio.abc
+import mcp_types
 
+from toolpool.calls import Revocation
 from toolpool.config import Config, SecretRef, ServerSpec
-from toolpool.errors import ConnectionRefused, MissingSecret, UpstreamConnectionLost, UpstreamError
-from toolpool.links import PerCallLink, PersistentLink, definitions_of
+from toolpool.errors import (
+    ConnectionRefused,
+    MissingSecret,
+    UpstreamConnectionLost,
+    UpstreamError,
+    UsageError,
+)
 from toolpool.redaction import Redactor, marked_names
+from toolpool.registry import Registry
 from toolpool.upstream import (
     Bwrap,
     Connection,
     Era,
     HttpTarget,
     Limits,
+    Link,
     ListingTooLarge,
+    PerCallLink,
+    PersistentLink,
+    PublishedTool,
     Resolver,
     StdioLaunch,
     UpstreamSession,
+    definitions_of,
     open_session,
     require_sandbox,
 )
-from toolpool.vetting import Admission, Pins, PublishedTool, Screener, vet
+from toolpool.vetting import Admission, Pins, Screener, vet
 
-__all__ = ["Admitter", "EraMemory", "Link"]
+__all__ = ["Admitter", "EraMemory"]
 
-# The owner of tools vetted only to be looked at (``Admitter.inspect``): never registered.
-_INSPECTION = object()
 
-Link = PersistentLink | PerCallLink
+class _Inspected:
+    """The owner of tools vetted only to be looked at (``Admitter.inspect``): never registered,
+    never alive."""
+
+    alive = False
+
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+
+    async def call(self, remote_name: str, arguments: Mapping[str, Any]) -> mcp_types.CallToolResult:
+        raise UpstreamConnectionLost(self.alias, "an inspected tool cannot be called")
+
+    def drop(self, reason: str) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
 
 
 class EraMemory:
@@ -74,8 +102,8 @@ class Admitter:
         secret: Callable[[str], str | None],
         screener: Screener,
         pins: Pins,
-        on_fault: Callable[[Link, UpstreamError], None],
-        on_lost: Callable[[Connection, str], None],
+        registry: Registry,
+        revocation: Revocation,
         resolver: Resolver,
         redactor: Redactor,
         eras: EraMemory,
@@ -86,9 +114,34 @@ class Admitter:
         self._secret = secret
         self._screener = screener
         self._pins = pins
-        self._on_fault = on_fault
-        self._on_lost = on_lost
+        self._registry = registry
+        self._revocation = revocation
         self._eras = eras
+        self._quarantined: dict[tuple[str, str], PublishedTool] = {}
+
+    def settle(self, spec: ServerSpec, admission: Admission) -> None:
+        """After an admission: trust on first use for unpinned exposed tools (R7), and keep
+        each quarantined tool's new definition until someone approves it."""
+        for tool in admission.exposed:
+            if self._pins.pin_of(spec.alias, tool.remote_name) is None:
+                self._pins.approve(spec.alias, tool.remote_name, admission.published[tool.remote_name])
+        for name, _ in admission.quarantined:
+            self._quarantined[(spec.alias, name)] = admission.published[name]
+
+    def quarantined(self) -> tuple[tuple[str, str], ...]:
+        """(alias, tool) pairs whose changed definitions wait for approval (R7)."""
+        return tuple(sorted(self._quarantined))
+
+    def approve_change(self, alias: str, remote_name: str) -> None:
+        """Approve a quarantined tool's new definition; it is exposed from the next connect.
+
+        Raises:
+            UsageError: that tool is not quarantined.
+        """
+        published = self._quarantined.pop((alias, remote_name), None)
+        if published is None:
+            raise UsageError(f"{alias}/{remote_name} is not quarantined")
+        self._pins.approve(alias, remote_name, published)
 
     def era(self, spec: ServerSpec) -> Era | None:
         """The configured era, or for ``auto`` the one found last time (None: probe)."""
@@ -100,23 +153,32 @@ class Admitter:
         if spec.era == "auto":
             self._eras.set(spec.alias, era)
 
-    async def admit(
-        self, spec: ServerSpec, tasks: anyio.abc.TaskGroup, peers: Collection[str]
-    ) -> tuple[Link, Admission]:
+    async def admit(self, spec: ServerSpec, tasks: anyio.abc.TaskGroup) -> tuple[Link, Admission]:
         """Connect ``spec``'s alias and vet its tools; the link is closed if this raises.
 
         Raises:
             ConnectionRefused: an admission rule failed.
             SandboxUnavailable: the server wants bwrap, which cannot run here.
-            UpstreamError: the server could not be started, reached or listed.
+            UpstreamError: the server could not be started, reached or listed (every secret
+                value redacted from it).
             MissingSecret: a secret the server needs was not provided.
         """
-        target = self._target(spec)
-        if isinstance(target, StdioLaunch):
-            await require_sandbox(spec.alias, target.sandbox)
-        if spec.lifecycle == "per_call":
-            return await self._admit_per_call(spec, target, peers)
-        return await self._admit_persistent(spec, target, tasks, peers)
+        failure: UpstreamError | None = None
+        try:
+            target = self._target(spec)
+            if isinstance(target, StdioLaunch):
+                await require_sandbox(spec.alias, target.sandbox)
+            peers = self._peers(spec.alias)
+            if spec.lifecycle == "per_call":
+                return await self._admit_per_call(spec, target, peers)
+            return await self._admit_persistent(spec, target, tasks, peers)
+        except UpstreamError as error:
+            failure = self._redacted_error(error)
+        raise failure  # outside the handler: the unredacted original is not even its context
+
+    def _redacted_error(self, error: UpstreamError) -> UpstreamError:
+        message = self._redactor.redact(str(error).partition(": ")[2])
+        return type(error)(error.alias, message, detail=self._redactor.redact(error.detail))
 
     async def _admit_persistent(
         self,
@@ -125,6 +187,12 @@ class Admitter:
         tasks: anyio.abc.TaskGroup,
         peers: Collection[str],
     ) -> tuple[Link, Admission]:
+        admitted: list[Link] = []
+
+        def lost(_: Connection, reason: str) -> None:  # the watchdog's report (R12)
+            if admitted:
+                self._revocation.lost(admitted[0], reason)
+
         connection = await Connection.open(
             tasks,
             spec.alias,
@@ -132,9 +200,10 @@ class Admitter:
             self.era(spec),
             connect_timeout=spec.connect_timeout_s,
             health_interval=spec.health_interval_s,
-            on_lost=self._on_lost,
+            on_lost=lost,
         )
-        link = PersistentLink(connection, spec, self._on_fault)
+        link = PersistentLink(connection, spec)
+        admitted.append(link)
         try:
             self.learned(spec, connection.session.era)
             published = await self._list(spec, connection.session)
@@ -154,12 +223,10 @@ class Admitter:
             self.learned(spec, era)
             published = await self._list(spec, session)
         definitions = definitions_of(published)
-        link = PerCallLink(spec, target, era, definitions, self._config.pool, self._on_fault, self.clean)
+        link = PerCallLink(spec, target, era, definitions, self._config.pool, self.clean)
         return link, self._vet(spec, published, link, peers)
 
-    async def inspect(
-        self, spec: ServerSpec, peers: Collection[str]
-    ) -> tuple[list[PublishedTool], Admission]:
+    async def inspect(self, spec: ServerSpec) -> tuple[list[PublishedTool], Admission]:
         """What ``spec``'s server publishes now and what vetting makes of it, through a session
         of its own that is closed before this returns; nothing is registered.
 
@@ -167,16 +234,30 @@ class Admitter:
             ConnectionRefused, UpstreamError, MissingSecret, AddressBlocked, SandboxUnavailable:
                 as for ``admit``.
         """
-        target = self._target(spec)
-        if isinstance(target, StdioLaunch):
-            await require_sandbox(spec.alias, target.sandbox)
-        async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
-            self.learned(spec, session.era)
-            published = await self._list(spec, session)
-        return published, self._vet(spec, published, _INSPECTION, peers)
+        failure: UpstreamError | None = None
+        try:
+            target = self._target(spec)
+            if isinstance(target, StdioLaunch):
+                await require_sandbox(spec.alias, target.sandbox)
+            async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
+                self.learned(spec, session.era)
+                published = await self._list(spec, session)
+        except UpstreamError as error:
+            failure = self._redacted_error(error)
+        if failure is not None:
+            raise failure  # outside the handler: the unredacted original is not even its context
+        return published, self._vet(spec, published, _Inspected(spec.alias), self._peers(spec.alias))
+
+    def _peers(self, alias: str) -> frozenset[str]:
+        """What the screener should know besides ``alias``'s own tools (shadowing checks)."""
+        names = {other for other in self._config.servers if other != alias}
+        for tool in self._registry.snapshot().tools:
+            if tool.alias != alias:
+                names.update((tool.remote_name, tool.name))
+        return frozenset(names)
 
     def _vet(
-        self, spec: ServerSpec, published: list[PublishedTool], owner: object, peers: Collection[str]
+        self, spec: ServerSpec, published: list[PublishedTool], owner: Link, peers: Collection[str]
     ) -> Admission:
         admission = vet(
             spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers

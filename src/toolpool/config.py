@@ -8,8 +8,6 @@ the file says, with paths resolved against the file's own folder.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -19,7 +17,9 @@ from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from toolpool._hashing import canonical_hash
 from toolpool._toml_lines import locate_key
+from toolpool.enablement import Event, Refusal, standing_of, transition
 from toolpool.errors import ConfigError
 
 __all__ = [
@@ -43,6 +43,13 @@ _DOTTED_RUN = re.compile(
     r"""(?:(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)""" + f"{{{_MAX_KEY_PARTS}}}"
 )
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
+_REFUSALS = {
+    Refusal.FORBIDDEN: "a forbidden tool (action = false) cannot be enabled",
+    Refusal.WRITE_NEEDS_APPROVAL: (
+        'enabling a write tool needs write_approval = { by = "...", reason = "..." } '
+        '(or effect = "read" if it only reads)'
+    ),
+}
 
 
 class SecretRef(BaseModel):
@@ -91,13 +98,13 @@ class ToolPolicy(BaseModel):
 
     @model_validator(mode="after")
     def _enabling_follows_effect(self) -> ToolPolicy:
-        if self.forbidden and self.enabled:
-            raise ValueError("a forbidden tool (action = false) cannot be enabled")
-        if self.enabled and self.effect == "write" and self.write_approval is None:
-            raise ValueError(
-                'enabling a write tool needs write_approval = { by = "...", reason = "..." } '
-                '(or effect = "read" if it only reads)'
+        if self.enabled:
+            standing = standing_of(
+                forbidden=self.forbidden, effect=self.effect, write_approved=self.write_approval is not None
             )
+            after = transition(standing, Event.ENABLE, enabled=False)
+            if isinstance(after, Refusal):
+                raise ValueError(_REFUSALS[after])
         return self
 
 
@@ -150,8 +157,7 @@ class ServerSpec(BaseModel):
             "sandbox_read_only": [str(path) for path in self.sandbox_read_only],
             "allow_private_network": self.allow_private_network,
         }
-        text = json.dumps(reach, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return canonical_hash(reach)
 
     @field_validator("era")
     @classmethod
@@ -225,6 +231,17 @@ class Config(BaseModel):
     source: Path
     pool: PoolSettings = Field(default_factory=PoolSettings)
     servers: Mapping[str, ServerSpec] = Field(default_factory=dict)
+
+    @property
+    def pins(self) -> dict[tuple[str, str], str]:
+        """The pins the configuration itself sets (``pin = "sha256:..."``): trusted local
+        policy, ahead of any pin in the store (R7)."""
+        return {
+            (alias, name): policy.pin
+            for alias, spec in self.servers.items()
+            for name, policy in spec.tools.items()
+            if policy.pin is not None
+        }
 
     @property
     def store_url(self) -> str:

@@ -1,19 +1,99 @@
-"""Gate 3's question — is this tool, and its server, enabled right now? — behind a seam.
+"""R9 written once, as a transition table; and gate 3's question behind a seam.
 
-The pool asks an ``Enablement`` at every call and for every snapshot. ``ConfigEnablement``
-answers from the configuration (``enabled = true`` on a tool, with a write approval for a
-``write`` tool) plus changes made at run time; the management plane's store answers the same
-question from the database without any change to the pool.
+R9 (DESIGN.md): imported tools start disabled; only a tool whose local effect is ``read`` is
+enabled directly; a ``write`` tool needs a separate, audited approval (who, when, why). A
+forbidden tool (``action = false``, or one the configuration does not name) is never enabled.
+
+A tool's *standing* is what its local policy lets it be; an *event* asks for a change. The
+table says, for each standing and event, whether the tool is enabled after it, stays as it
+was (``KEEP``), or why the event is refused. Everything that enables a tool asks it: the
+configuration's check (``ToolPolicy``), ``ConfigEnablement`` and the store; the store's SQL
+CHECK constraints still have the last word.
+
+Gate 3 asks an ``Enablement`` at every call and for every snapshot: the configuration
+(``toolpool.store.ConfigEnablement``) or the management plane's store answers.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from enum import Enum
+from typing import Final, Protocol
 
-from toolpool.config import Config, ToolPolicy
-from toolpool.errors import PolicyRefusal, UsageError
+__all__ = ["KEEP", "TRANSITIONS", "Enablement", "Event", "Refusal", "Standing", "standing_of", "transition"]
 
-__all__ = ["ConfigEnablement", "Enablement"]
+
+class Standing(Enum):
+    """What a tool's local policy lets it be."""
+
+    FORBIDDEN = "forbidden"  # action = false, or not named in the configuration
+    READ = "read"
+    WRITE_UNAPPROVED = "write_unapproved"
+    WRITE_APPROVED = "write_approved"  # who, when and why are recorded
+
+
+class Event(Enum):
+    """What asks a tool's enablement to change."""
+
+    ENABLE = "enable"  # a person enables it, or the configuration's `enabled` turns true
+    APPROVE_WRITE = "approve_write"  # a write approval is recorded, and the tool enabled
+    DISABLE = "disable"
+    POLICY_CHANGED = "policy_changed"  # the configuration changed its action, effect or approval
+
+
+class Refusal(Enum):
+    """Why R9 refuses an event; each surface words it for its reader."""
+
+    FORBIDDEN = "forbidden"
+    WRITE_NEEDS_APPROVAL = "write_needs_approval"
+
+
+KEEP: Final = None
+"""The outcome "as it was"."""
+
+TRANSITIONS: Final[Mapping[Standing, Mapping[Event, bool | Refusal | None]]] = {
+    Standing.FORBIDDEN: {
+        Event.ENABLE: Refusal.FORBIDDEN,
+        Event.APPROVE_WRITE: Refusal.FORBIDDEN,
+        Event.DISABLE: False,
+        Event.POLICY_CHANGED: False,
+    },
+    Standing.READ: {
+        Event.ENABLE: True,
+        Event.APPROVE_WRITE: True,
+        Event.DISABLE: False,
+        Event.POLICY_CHANGED: KEEP,
+    },
+    Standing.WRITE_UNAPPROVED: {
+        Event.ENABLE: Refusal.WRITE_NEEDS_APPROVAL,
+        Event.APPROVE_WRITE: True,
+        Event.DISABLE: False,
+        Event.POLICY_CHANGED: False,
+    },
+    Standing.WRITE_APPROVED: {
+        Event.ENABLE: True,
+        Event.APPROVE_WRITE: True,
+        Event.DISABLE: False,
+        Event.POLICY_CHANGED: KEEP,
+    },
+}
+"""Standing x event -> enabled after it (True / False), ``KEEP``, or the refusal."""
+
+
+def standing_of(*, forbidden: bool, effect: str, write_approved: bool) -> Standing:
+    """The standing of a tool with this policy; ``write_approved``: an approval is on record."""
+    if forbidden:
+        return Standing.FORBIDDEN
+    if effect == "read":
+        return Standing.READ
+    return Standing.WRITE_APPROVED if write_approved else Standing.WRITE_UNAPPROVED
+
+
+def transition(standing: Standing, event: Event, enabled: bool) -> bool | Refusal:
+    """Whether a tool of ``standing`` is enabled after ``event`` (it was ``enabled``), or why
+    the event is refused."""
+    outcome = TRANSITIONS[standing][event]
+    return enabled if outcome is KEEP else outcome
 
 
 class Enablement(Protocol):
@@ -23,54 +103,3 @@ class Enablement(Protocol):
     def version(self) -> int: ...
 
     def is_enabled(self, alias: str, remote_name: str) -> bool: ...
-
-
-class ConfigEnablement:
-    """Enablement from the configuration, with in-process ``enable``/``disable``."""
-
-    def __init__(self, config: Config) -> None:
-        self._config = config
-        self._version = 0
-        self._enabled: set[tuple[str, str]] = {
-            (alias, name)
-            for alias, spec in config.servers.items()
-            if spec.enabled
-            for name, policy in spec.tools.items()
-            if policy.enabled
-        }
-
-    @property
-    def version(self) -> int:
-        return self._version
-
-    def is_enabled(self, alias: str, remote_name: str) -> bool:
-        return (alias, remote_name) in self._enabled
-
-    def disable(self, alias: str, remote_name: str) -> None:
-        """Disable a tool at once: snapshots drop it, calls in flight fail at gate 3."""
-        self._policy(alias, remote_name)
-        self._enabled.discard((alias, remote_name))
-        self._version += 1
-
-    def enable(self, alias: str, remote_name: str) -> None:
-        """Enable a ``read`` tool; a ``write`` tool needs an approval in the config (R9).
-
-        Raises:
-            UsageError: the alias or tool is not in the configuration.
-            PolicyRefusal: the tool is forbidden, or writes without an approval.
-        """
-        policy = self._policy(alias, remote_name)
-        if policy.forbidden:
-            raise PolicyRefusal(f"{alias}/{remote_name} is forbidden by policy (action = false)")
-        if policy.effect == "write" and policy.write_approval is None:
-            raise PolicyRefusal(f"{alias}/{remote_name} writes: it needs a write approval, not just enabling")
-        if not self._config.servers[alias].enabled:
-            raise PolicyRefusal(f"server {alias!r} is disabled in the configuration")
-        self._enabled.add((alias, remote_name))
-        self._version += 1
-
-    def _policy(self, alias: str, remote_name: str) -> ToolPolicy:
-        spec = self._config.servers.get(alias)
-        if spec is None or remote_name not in spec.tools:
-            raise UsageError(f"{alias}/{remote_name} is not in the configuration")
-        return spec.tools[remote_name]

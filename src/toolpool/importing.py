@@ -46,8 +46,8 @@ async def import_alias(pool: Pool, store: Store, alias: str, actor: str) -> Impo
                 reasons=() if verdict is None else verdict.reasons,
             )
         )
-    store.record_import(alias, imported, actor)
+    store.tools.record_import(alias, imported, actor)
     for tool in published:
-        if tool.name not in changed and store.pin_of(alias, tool.name) is None:
-            store.approve_pin(alias, tool.name, tool.definition(), tool.definition_hash(), actor)
+        if tool.name not in changed and store.pins.pin_of(alias, tool.name) is None:
+            store.pins.approve_pin(alias, tool.name, tool.definition(), tool.definition_hash(), actor)
     return ImportResult(alias, tuple(imported), changed)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MAX_DEPTH", "TOO_DEEP", "Redactor", "marked_names", "spellings"]
+__all__ = ["MAX_DEPTH", "TOO_DEEP", "Redactor", "map_strings", "marked_names", "spellings"]
 
 # Shorter values would blank out ordinary words; a secret that short protects nothing anyway.
 _MIN_LENGTH = 4
@@ -31,7 +31,7 @@ _PERCENT_ANY_CASE = re.compile(r"%[0-9A-Fa-f]{2}")
 _HEX = re.compile(r"[0-9a-f]+")
 _MARK = "[secret:{}]"
 _MARKED = re.compile(r"\[secret:([^\]]{1,128})\]")
-# Redaction walks values recursively; data nested deeper is replaced, never passed on unread.
+# ``map_strings`` walks values recursively; data nested deeper is replaced, never passed on unread.
 MAX_DEPTH = 256
 TOO_DEEP = "[redacted: nested too deep]"
 
@@ -68,32 +68,16 @@ class Redactor:
     __call__ = redact
 
     def redact_value(self, value: Any) -> Any:
-        """``redact`` applied to every string in a JSON-like value (keys too); lists and
-        tuples keep their type, mappings become dicts. Anything nested deeper than
-        ``MAX_DEPTH`` is replaced by a marker rather than passed on unread."""
+        """``redact`` applied to every string in a JSON-like value (``map_strings``)."""
         if self._pattern is None:
             return value
-        return self._redact_value(value, 0)
+        return map_strings(value, self.redact)
 
     def names_in(self, text: str) -> tuple[str, ...]:
         """The names of the secrets whose value appears in ``text``, in any spelling."""
         if self._pattern is None:
             return ()
         return tuple(sorted({self._name_of(match.group(0)) for match in self._pattern.finditer(text)}))
-
-    def _redact_value(self, value: Any, depth: int) -> Any:
-        if isinstance(value, str):
-            return self.redact(value)
-        if depth >= MAX_DEPTH and isinstance(value, Mapping | list | tuple):
-            return TOO_DEEP
-        if isinstance(value, Mapping):
-            return {
-                self.redact(key) if isinstance(key, str) else key: self._redact_value(item, depth + 1)
-                for key, item in value.items()
-            }
-        if isinstance(value, list | tuple):
-            return type(value)(self._redact_value(item, depth + 1) for item in value)
-        return value
 
     def _add(self, name: str, value: str) -> bool:
         added = False
@@ -112,6 +96,28 @@ class Redactor:
         if name is None:  # a spelling whose hex digits came in the other case
             name = self._names.get(_PERCENT_ANY_CASE.sub(_upper, found)) or self._names[found.lower()]
         return name
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` (JSON-like) with ``change`` applied to every string in it, object keys too:
+    lists and tuples keep their type, mappings become dicts. Anything nested deeper than
+    ``MAX_DEPTH`` is replaced by ``TOO_DEEP`` rather than passed on unread."""
+    return _mapped(value, change, 0)
+
+
+def _mapped(value: Any, change: Callable[[str], str], depth: int) -> Any:
+    if isinstance(value, str):
+        return change(value)
+    if depth >= MAX_DEPTH and isinstance(value, Mapping | list | tuple):
+        return TOO_DEEP
+    if isinstance(value, Mapping):
+        return {
+            change(key) if isinstance(key, str) else key: _mapped(item, change, depth + 1)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return type(value)(_mapped(item, change, depth + 1) for item in value)
+    return value
 
 
 def marked_names(text: str) -> tuple[str, ...]:

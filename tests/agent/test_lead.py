@@ -174,7 +174,7 @@ async def test_r16_a_subagent_sees_no_mcp_or_management_tools_whatever_it_asks(t
             run = await lead.run("delegate it")
         assert pool.connected == ("demo_alpha",)
         assert pool.store is not None
-        calls_in_store = [event for event in pool.store.audit_events() if event.action == "call"]
+        calls_in_store = [event for event in pool.store.audit.audit_events() if event.action == "call"]
     assert all(request.tools == () for request in sneaky.requests)
     helper_calls = run.transcript.calls("subagent:researcher")
     assert {code for _, code in _codes(helper_calls)} == {"unknown_tool"}

@@ -32,9 +32,10 @@ from tests.store.helpers import imported, read, sql, write
 from toolpool import load_config
 from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN
 from toolpool.pool import Pool
-from toolpool.serve._admin import EventHub, admin_app
-from toolpool.serve._admin_events import DROPPED
-from toolpool.serve._admin_models import ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
+from toolpool.serve import EventHub
+from toolpool.serve._events import DROPPED
+from toolpool.serve._patterns import ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
+from toolpool.serve.admin import admin_app
 from toolpool.store import CallRecord, SecretKey, Store
 
 TOKEN = "admin-7f3c9a1b5d2e4f60"
@@ -120,8 +121,12 @@ def client(served: Served) -> Iterator[httpx.Client]:
 
 def _demo_tools(store: Store) -> None:
     """demo/lookup (read), demo/notes (write), demo/secret (forbidden): imported, disabled."""
-    store.record_import("demo", [imported("lookup"), imported("notes"), imported("secret")], actor="ana")
-    store.sync_policy("demo", {"lookup": read("demo.lookup"), "notes": write("demo.notes")}, actor="config")
+    store.tools.record_import(
+        "demo", [imported("lookup"), imported("notes"), imported("secret")], actor="ana"
+    )
+    store.tools.sync_policy(
+        "demo", {"lookup": read("demo.lookup"), "notes": write("demo.notes")}, actor="config"
+    )
 
 
 def _tool(client: httpx.Client, alias: str, name: str) -> dict[str, Any]:
@@ -208,7 +213,7 @@ def test_a_tool_shows_its_stored_definition_and_pin(store: Store, client: httpx.
     _demo_tools(store)
     assert _tool(client, "demo", "lookup")["pin"] is None
     tool = imported("lookup")
-    store.approve_pin("demo", "lookup", tool.definition, tool.definition_hash, actor="ana")
+    store.pins.approve_pin("demo", "lookup", tool.definition, tool.definition_hash, actor="ana")
     detail = _tool(client, "demo", "lookup")
     assert detail["definition"] == dict(tool.definition)
     assert detail["pin"]["hash"] == tool.definition_hash
@@ -219,14 +224,14 @@ def test_r9_enabling_a_read_tool_enables_it_in_the_store_with_a_new_release(
     store: Store, client: httpx.Client
 ) -> None:
     _demo_tools(store)
-    before = store.current_release().number
+    before = store.releases.current_release().number
     response = client.post("/admin/tools/demo/lookup/enable")
     assert response.status_code == 200, response.text
-    assert store.is_enabled("demo", "lookup")
-    assert response.json()["release"] == store.current_release().number == before + 1
+    assert store.tools.is_enabled("demo", "lookup")
+    assert response.json()["release"] == store.releases.current_release().number == before + 1
     assert response.json()["tool"]["enabled"] is True
-    assert store.current_release().includes("demo", "lookup")
-    assert store.audit_events()[-1].actor == "admin"
+    assert store.releases.current_release().includes("demo", "lookup")
+    assert store.audit.audit_events()[-1].actor == "admin"
 
 
 def test_r9_enabling_a_write_tool_directly_is_refused_with_409(store: Store, client: httpx.Client) -> None:
@@ -234,8 +239,8 @@ def test_r9_enabling_a_write_tool_directly_is_refused_with_409(store: Store, cli
     response = client.post("/admin/tools/demo/notes/enable")
     assert response.status_code == 409
     assert "needs a write approval" in response.json()["error"]
-    assert not store.is_enabled("demo", "notes")
-    assert store.audit_events()[-1].action == "tool.enable_refused"
+    assert not store.tools.is_enabled("demo", "notes")
+    assert store.audit.audit_events()[-1].action == "tool.enable_refused"
     forbidden = client.post("/admin/tools/demo/secret/approve-write", json={"by": "ana", "reason": "r"})
     assert forbidden.status_code == 409 and "forbidden" in forbidden.json()["error"]
 
@@ -249,8 +254,8 @@ def test_r9_approve_write_records_who_and_why_and_enables_the_tool(store: Store,
     assert response.status_code == 200, response.text
     approval = response.json()["tool"]["write_approval"]
     assert (approval["by"], approval["reason"]) == ("ana", "ticket 42") and approval["at"]
-    assert store.is_enabled("demo", "notes")
-    event = store.audit_events()[-1]
+    assert store.tools.is_enabled("demo", "notes")
+    event = store.audit.audit_events()[-1]
     assert (event.actor, event.action, event.resource) == ("admin:ana", "tool.approve_write", "demo/notes")
 
 
@@ -271,15 +276,15 @@ def test_approve_write_needs_a_non_empty_who_and_why(store: Store, client: httpx
     response = client.post("/admin/tools/demo/notes/approve-write", json=body)
     assert response.status_code == 422
     assert response.json()["error"].startswith("invalid request: body")
-    assert not store.is_enabled("demo", "notes")
+    assert not store.tools.is_enabled("demo", "notes")
 
 
 def test_disabling_a_tool_makes_gate_3_refuse_it(store: Store, client: httpx.Client) -> None:
     _demo_tools(store)
-    store.enable("demo", "lookup", actor="ana")
+    store.tools.enable("demo", "lookup", actor="ana")
     response = client.post("/admin/tools/demo/lookup/disable")
     assert response.status_code == 200 and response.json()["tool"]["enabled"] is False
-    assert not store.is_enabled("demo", "lookup")
+    assert not store.tools.is_enabled("demo", "lookup")
 
 
 def test_an_unknown_tool_is_404_on_every_tool_route(store: Store, client: httpx.Client) -> None:
@@ -308,7 +313,7 @@ def test_names_outside_the_alias_and_tool_rules_are_422(client: httpx.Client) ->
 
 def test_disabling_a_server_turns_gate_3_off_for_all_its_tools(store: Store, client: httpx.Client) -> None:
     _demo_tools(store)
-    store.enable("demo", "lookup", actor="ana")
+    store.tools.enable("demo", "lookup", actor="ana")
     response = client.post("/admin/servers/demo/disable")
     assert response.status_code == 200, response.text
     assert response.json()["server"] == {
@@ -318,11 +323,11 @@ def test_disabling_a_server_turns_gate_3_off_for_all_its_tools(store: Store, cli
         "enabled_tools": 1,
         "configured": None,
     }
-    assert not store.is_enabled("demo", "lookup")
-    assert "demo" in store.current_release().content["disabled_servers"]
+    assert not store.tools.is_enabled("demo", "lookup")
+    assert "demo" in store.releases.current_release().content["disabled_servers"]
     assert client.get("/admin/servers").json()[0]["enabled"] is False
     assert client.post("/admin/servers/demo/enable").json()["server"]["enabled"] is True
-    assert store.is_enabled("demo", "lookup")
+    assert store.tools.is_enabled("demo", "lookup")
 
 
 def test_import_without_a_pool_is_409(client: httpx.Client) -> None:
@@ -338,7 +343,7 @@ def test_r9_import_through_the_pool_stores_demo_alphas_tools_disabled_and_pinned
     config.write_text(text.replace("[pool]\n", f"[pool]\nstore = {json.dumps(store_url)}\n", 1), "utf-8")
     with serve_admin(store, config=config) as running, running.client() as client:
         response = client.post("/admin/servers/demo_alpha/import", timeout=_IMPORT_S)
-        states = {state.name: state for state in store.tool_states("demo_alpha")}
+        states = {state.name: state for state in store.tools.tool_states("demo_alpha")}
         unknown = client.post("/admin/servers/demo_nowhere/import", timeout=_IMPORT_S)
         servers = {server["alias"]: server for server in client.get("/admin/servers").json()}
         enabled = client.post("/admin/tools/demo_alpha/lookup/enable")
@@ -351,7 +356,7 @@ def test_r9_import_through_the_pool_stores_demo_alphas_tools_disabled_and_pinned
     assert all(state.approved_hash == state.current_hash is not None for state in states.values())
     assert unknown.status_code == 404 and "unknown alias" in unknown.json()["error"]
     assert servers["demo_alpha"]["configured"] is True and servers["demo_alpha"]["tools"] == 3
-    assert enabled.status_code == 200 and store.is_enabled("demo_alpha", "lookup")
+    assert enabled.status_code == 200 and store.tools.is_enabled("demo_alpha", "lookup")
 
 
 def test_a_server_that_writes_its_secret_into_its_definition_shows_it_nowhere_in_the_admin_api(
@@ -360,7 +365,7 @@ def test_a_server_that_writes_its_secret_into_its_definition_shows_it_nowhere_in
     config = tmp_path / "toolpool.toml"
     write_config(tmp_path, leaky_table(tmp_path))
     with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}", key=SecretKey.generate()) as store:
-        store.set_secret("api_token", HARD, actor="tests")
+        store.secrets.set_secret("api_token", HARD, actor="tests")
         with serve_admin(store, config=config) as running, running.client() as client:
             imported = client.post("/admin/servers/s/import", timeout=_IMPORT_S)
             shown = [
@@ -377,9 +382,9 @@ def test_a_server_that_writes_its_secret_into_its_definition_shows_it_nowhere_in
 
 def test_releases_are_read_by_number_and_the_current_one(store: Store, client: httpx.Client) -> None:
     _demo_tools(store)
-    store.enable("demo", "lookup", actor="ana")
+    store.tools.enable("demo", "lookup", actor="ana")
     current = client.get("/admin/releases/current").json()
-    assert current["number"] == store.current_release().number
+    assert current["number"] == store.releases.current_release().number
     assert current["change"] == "tool.enable demo/lookup" and current["actor"] == "ana"
     assert current["content"]["tools"]["demo/lookup"]["effect"] == "read"
     first = client.get("/admin/releases/1").json()
@@ -390,7 +395,7 @@ def test_releases_are_read_by_number_and_the_current_one(store: Store, client: h
 
 def test_audit_is_listed_in_pages_and_verified(store: Store, client: httpx.Client) -> None:
     _demo_tools(store)
-    every = [event.id for event in store.audit_events()]
+    every = [event.id for event in store.audit.audit_events()]
     first = client.get("/admin/audit", params={"limit": 2}).json()
     assert [event["id"] for event in first["events"]] == every[:2]
     rest = client.get("/admin/audit", params={"after_id": first["next_after_id"]}).json()
@@ -411,8 +416,8 @@ def test_an_audit_row_edited_in_the_database_is_reported_by_verify(
 
 
 def test_the_audit_route_never_shows_a_secret_value(store: Store, client: httpx.Client) -> None:
-    store.set_secret("tickets_token", "s3cr3t-value-123", actor="ana")
-    store.audit("ana", "note", "x", {"header": "Bearer s3cr3t-value-123"})
+    store.secrets.set_secret("tickets_token", "s3cr3t-value-123", actor="ana")
+    store.audit.audit("ana", "note", "x", {"header": "Bearer s3cr3t-value-123"})
     text = client.get("/admin/audit").text
     assert "s3cr3t-value-123" not in text and "[secret:tickets_token]" in text
 
@@ -423,7 +428,7 @@ def test_call_stats_and_records_after_calls_were_recorded(store: Store, client: 
         for duration_ms in (10.0, 20.0, 30.0)
     ]
     records.append(CallRecord("s1", "ana", "demo", "lookup", "denied", 1.0, 10, 0))
-    store.record_calls(records)
+    store.calls.record_calls(records)
     [stats] = client.get("/admin/calls/stats").json()
     assert (stats["alias"], stats["tool"], stats["calls"]) == ("demo", "lookup", 4)
     assert stats["codes"] == {"denied": 1, "ok": 3}

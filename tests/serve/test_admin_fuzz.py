@@ -35,8 +35,8 @@ _REQUEST_S = 10
 @pytest.fixture
 def admin_schema(tmp_path: Path) -> Iterator[BaseSchema]:
     with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}") as store:
-        store.record_import("a", [imported("b"), imported("w")], actor="ana")
-        store.sync_policy("a", {"b": read("a.b"), "w": write("a.w")}, actor="config")
+        store.tools.record_import("a", [imported("b"), imported("w")], actor="ana")
+        store.tools.sync_policy("a", {"b": read("a.b"), "w": write("a.w")}, actor="config")
         # No event feed: /admin/events answers 409 at once instead of streaming forever.
         with serve_admin(store, events=None) as served:
             # The token as schemathesis's auth for the spec's HTTPBearer scheme: it knows the

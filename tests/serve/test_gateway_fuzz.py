@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, event, given, settings
 from tests.helpers import ALPHA_TOOLS, demo_server, write_config
 from tests.serve.gateway_helpers import STOP_S, WAIT_S, environment, new_token, served_sync
 from tests.serve.jsonrpc_strategies import Message, Rendered, messages, render
-from toolpool.serve._stdio import MAX_LINE_BYTES
+from toolpool.serve.gateway._stdio import MAX_LINE_BYTES
 
 _EXAMPLES = 150  # per transport: a few seconds each on a busy machine
 _FUZZ = settings(

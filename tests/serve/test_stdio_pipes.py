@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolpool.serve._stdio import _Lines, _Pipe
+from toolpool.serve.gateway._stdio import _Lines, _Pipe
 
 pytestmark = pytest.mark.anyio
 

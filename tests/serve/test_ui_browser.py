@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect, s
 from tests.serve.gateway_helpers import call_once, copy_config, new_token, served_sync, text_of, toolpool
 from tests.serve.ui_helpers import TOKEN, UiServer, serve_ui
 from tests.store.helpers import imported, read, write
-from toolpool.serve._ui import call_event
+from toolpool.serve import call_event
 from toolpool.store import CallRecord, SecretKey, Store
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -71,17 +71,19 @@ def page(browser: Browser) -> Iterator[Page]:
 def _stock(store: Store) -> None:
     """Two demo servers as an import leaves them, and a poisoned one the screener dropped."""
     alpha = [imported("lookup"), imported("echo", "Echoes its input."), imported("process_info")]
-    store.record_import("demo_alpha", alpha, actor="ana")
-    store.sync_policy("demo_alpha", {"lookup": read("demo.lookup"), "echo": read("demo.echo")})
-    store.record_import(
+    store.tools.record_import("demo_alpha", alpha, actor="ana")
+    store.tools.sync_policy("demo_alpha", {"lookup": read("demo.lookup"), "echo": read("demo.echo")})
+    store.tools.record_import(
         "demo_beta", [imported("lookup"), imported("write_note", "Writes a note.")], actor="ana"
     )
-    store.sync_policy("demo_beta", {"lookup": read("beta.lookup"), "write_note": write("beta.write_note")})
+    store.tools.sync_policy(
+        "demo_beta", {"lookup": read("beta.lookup"), "write_note": write("beta.write_note")}
+    )
     hostile = imported(
         "lookup", "x", verdict="drop", score=0.97, reasons=("<script>alert(1)</script> hidden instructions",)
     )
-    store.record_import("demo_poisoned", [hostile], actor="ana")
-    store.sync_policy("demo_poisoned", {"lookup": read("poisoned.lookup")})
+    store.tools.record_import("demo_poisoned", [hostile], actor="ana")
+    store.tools.sync_policy("demo_poisoned", {"lookup": read("poisoned.lookup")})
 
 
 def test_an_operator_logs_in_enables_a_tool_and_sees_calls_arrive_live(
@@ -105,7 +107,7 @@ def test_an_operator_logs_in_enables_a_tool_and_sees_calls_arrive_live(
     row.get_by_role("button", name="Enable").click()
     expect(page.get_by_role("status")).to_contain_text("demo_alpha/lookup enabled")
     expect(row.locator('[data-field="state"]')).to_have_text("enabled")
-    assert store.is_enabled("demo_alpha", "lookup")
+    assert store.tools.is_enabled("demo_alpha", "lookup")
     hostile = page.locator('tr[data-tool="demo_poisoned/lookup"] [data-field="screening"]')
     expect(hostile).to_contain_text("<script>alert(1)</script> hidden instructions")  # as text
     _screenshot(page, tmp_path / "ui.png")

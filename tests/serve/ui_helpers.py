@@ -28,8 +28,8 @@ from starlette.types import ASGIApp
 
 from toolpool import load_config
 from toolpool.pool import Pool
-from toolpool.serve._admin_events import EventHub
-from toolpool.serve._ui import ui_app
+from toolpool.serve import EventHub
+from toolpool.serve.ui import ui_app
 from toolpool.store import Store
 
 TOKEN = "ui-admin-4c1d7e9a2b"

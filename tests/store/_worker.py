@@ -19,17 +19,17 @@ from toolpool.store import SecretKey, Store
 def run(store: Store, command: str, *args: str) -> None:
     if command == "audit":
         for n in range(int(args[0])):
-            store.audit(args[1], "test.concurrent", f"{args[1]}/{n}", {"n": n})
+            store.audit.audit(args[1], "test.concurrent", f"{args[1]}/{n}", {"n": n})
     elif command == "toggle":
         for _ in range(int(args[0])):
-            store.enable(args[1], args[2], actor=args[2])
-            store.disable(args[1], args[2], actor=args[2])
+            store.tools.enable(args[1], args[2], actor=args[2])
+            store.tools.disable(args[1], args[2], actor=args[2])
     elif command == "enable":
-        store.enable(args[0], args[1], actor="cli")
+        store.tools.enable(args[0], args[1], actor="cli")
     elif command == "disable":
-        store.disable(args[0], args[1], actor="cli")
+        store.tools.disable(args[0], args[1], actor="cli")
     elif command == "disable-server":
-        store.set_server_enabled(args[0], False, actor="cli")
+        store.tools.set_server_enabled(args[0], False, actor="cli")
     else:
         raise SystemExit(f"unknown command {command}")
 

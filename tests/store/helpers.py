@@ -11,7 +11,7 @@ import psycopg
 
 from toolpool.config import ToolPolicy, WriteApproval
 from toolpool.store import ImportedTool
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 
 
 def published(name: str, description: str = "Looks a key up.") -> PublishedTool:

@@ -31,8 +31,8 @@ EVENTS = 6
 @pytest.fixture
 def chained(store: Store) -> Store:
     for n in range(EVENTS - 1):  # the store's own first event makes EVENTS
-        store.audit("ana", "test.event", f"thing/{n}", {"n": n, "words": ["a", "b"]})
-    assert len(store.audit_events()) == EVENTS
+        store.audit.audit("ana", "test.event", f"thing/{n}", {"n": n, "words": ["a", "b"]})
+    assert len(store.audit.audit_events()) == EVENTS
     return store
 
 
@@ -42,12 +42,12 @@ def on_sqlite(tmp_path: Path, key: SecretKey) -> Iterator[tuple[Store, Path]]:
     path = tmp_path / "toolpool.db"
     with Store.open(f"sqlite:///{path}", key=key) as store:
         for n in range(EVENTS - 1):
-            store.audit("ana", "test.event", f"thing/{n}", {"n": n})
+            store.audit.audit("ana", "test.event", f"thing/{n}", {"n": n})
         yield store, path
 
 
 def _verdict(store: Store) -> tuple[bool, int | None, str | None]:
-    check = store.verify_audit()
+    check = store.audit.verify_audit()
     return check.ok, check.first_bad_id, check.problem
 
 
@@ -70,43 +70,43 @@ def _insert(store_url: str, row_id: int, prev_hash: str, template_id: int, row_h
 
 
 def test_every_event_links_to_the_one_before(chained: Store) -> None:
-    events = chained.audit_events()
+    events = chained.audit.audit_events()
     assert [event.id for event in events] == list(range(1, EVENTS + 1))
     assert events[0].prev_hash == GENESIS
     assert all(later.prev_hash == earlier.hash for earlier, later in itertools.pairwise(events))
-    check = chained.verify_audit()
+    check = chained.audit.verify_audit()
     assert check.ok and check.checked == EVENTS and check.head_hash == events[-1].hash
     assert check.keyed_from == 1
     assert check.describe() == f"audit chain intact: {EVENTS} events (keyed from event 1)"
 
 
 def test_each_event_hash_covers_its_id_and_the_hash_before_it(chained: Store) -> None:
-    for event in chained.audit_events():
+    for event in chained.audit.audit_events():
         assert event.hash == forger.rehash(event, event.id, event.prev_hash)
 
 
 def test_events_are_read_in_pages(chained: Store) -> None:
-    assert [event.id for event in chained.audit_events(limit=2, after_id=3)] == [4, 5]
-    assert chained.audit_events(after_id=EVENTS) == []
+    assert [event.id for event in chained.audit.audit_events(limit=2, after_id=3)] == [4, 5]
+    assert chained.audit.audit_events(after_id=EVENTS) == []
 
 
 def test_an_event_keeps_its_detail_as_json(chained: Store) -> None:
-    event = chained.audit_events()[-1]
+    event = chained.audit.audit_events()[-1]
     assert (event.actor, event.action, event.resource) == ("ana", "test.event", "thing/4")
     assert event.detail == {"n": 4, "words": ["a", "b"]} and event.malformed is None
 
 
 def test_text_no_database_can_store_is_kept_safely(store: Store) -> None:
-    store.audit("pool", "call.error", "demo/\x00tool", {"stderr": "bad \x00 byte and \ud800 half"})
-    assert store.audit_events()[-1].resource == "demo/\ufffdtool"
-    assert store.audit_events()[-1].detail == {"stderr": "bad \x00 byte and \ud800 half"}
-    assert store.verify_audit().ok
+    store.audit.audit("pool", "call.error", "demo/\x00tool", {"stderr": "bad \x00 byte and \ud800 half"})
+    assert store.audit.audit_events()[-1].resource == "demo/\ufffdtool"
+    assert store.audit.audit_events()[-1].detail == {"stderr": "bad \x00 byte and \ud800 half"}
+    assert store.audit.verify_audit().ok
 
 
 def test_the_chain_goes_on_after_the_store_reopens(chained: Store, store_url: str, key: SecretKey) -> None:
     with Store.open(store_url, key=key) as again:
-        again.audit("bo", "test.event", "more", {})
-    assert chained.verify_audit().ok and chained.verify_audit().checked == EVENTS + 1
+        again.audit.audit("bo", "test.event", "more", {})
+    assert chained.audit.verify_audit().ok and chained.audit.verify_audit().checked == EVENTS + 1
 
 
 # -- edit, insert, delete ------------------------------------------------------------------
@@ -114,13 +114,13 @@ def test_the_chain_goes_on_after_the_store_reopens(chained: Store, store_url: st
 
 def test_a_row_edited_by_hand_is_reported(chained: Store, store_url: str) -> None:
     sql(store_url, "UPDATE audit_events SET detail = ? WHERE id = 3", ('{"n":99}',))
-    check = chained.verify_audit()
+    check = chained.audit.verify_audit()
     assert (check.ok, check.first_bad_id, check.problem) == (False, 3, "edited")
     assert check.describe().startswith("audit chain broken at event 3: edited")
 
 
 def test_a_row_edited_and_rehashed_is_reported_as_edited(chained: Store, store_url: str) -> None:
-    event = chained.audit_events()[2]
+    event = chained.audit.audit_events()[2]
     new = forger.rehash(event, 3, event.prev_hash, "{}")
     sql(store_url, "UPDATE audit_events SET detail = ?, hash = ? WHERE id = 3", ("{}", new))
     assert _verdict(chained) == (False, 3, "edited")
@@ -151,7 +151,7 @@ def test_rows_deleted_at_the_end_are_reported_through_the_head(chained: Store, s
 
 
 def test_a_row_inserted_in_the_middle_is_reported(chained: Store, store_url: str) -> None:
-    events = chained.audit_events()
+    events = chained.audit.audit_events()
     _open_gap_after(store_url, 3)
     # chained to row 3 and hashed with its id, as a careful forger would
     _insert(store_url, 4, events[2].hash, 3, forger.rehash(events[2], 4, events[2].hash, '{"forged":true}'))
@@ -165,7 +165,7 @@ def test_a_row_inserted_with_a_made_up_link_is_reported(chained: Store, store_ur
 
 
 def test_a_row_appended_without_the_store_is_reported_as_appended(chained: Store, store_url: str) -> None:
-    forger.append_forged(store_url, chained.audit_events(), head=False)
+    forger.append_forged(store_url, chained.audit.audit_events(), head=False)
     assert _verdict(chained) == (False, EVENTS + 1, "appended")
 
 
@@ -186,7 +186,7 @@ def test_a_row_moved_to_the_end_is_reported_as_reordered(chained: Store, store_u
 
 def test_ids_shifted_from_a_row_on_are_reported_as_renumbered(chained: Store, store_url: str) -> None:
     sql(store_url, "UPDATE audit_events SET id = id + 1000 WHERE id >= 4")
-    check = chained.verify_audit()
+    check = chained.audit.verify_audit()
     assert (check.ok, check.first_bad_id, check.problem) == (False, 1004, "renumbered")
     assert check.reason is not None and "4" in check.reason
 
@@ -194,7 +194,7 @@ def test_ids_shifted_from_a_row_on_are_reported_as_renumbered(chained: Store, st
 def test_ids_shifted_with_head_and_hashes_rewritten_are_still_renumbered(
     chained: Store, store_url: str
 ) -> None:
-    events = chained.audit_events()
+    events = chained.audit.audit_events()
     sql(store_url, "UPDATE audit_events SET id = id + 1000 WHERE id >= 4")
     for event in events[3:]:  # the forger knows the formula: rehash each row with its new id
         event_id = event.id + 1000
@@ -221,10 +221,10 @@ def test_every_id_shifted_is_reported_at_the_first_row(chained: Store, store_url
 def test_a_row_with_a_time_that_is_not_a_time_is_malformed(chained: Store, store_url: str) -> None:
     bad = "yesterday" if store_url.startswith("sqlite") else "infinity"  # PostgreSQL checks the type
     sql(store_url, "UPDATE audit_events SET at = ? WHERE id = 3", (bad,))
-    check = chained.verify_audit()
+    check = chained.audit.verify_audit()
     assert (check.ok, check.first_bad_id, check.problem) == (False, 3, "malformed")
     assert check.reason is not None and "at" in check.reason
-    listed = chained.audit_events()
+    listed = chained.audit.audit_events()
     assert [event.id for event in listed] == list(range(1, EVENTS + 1))
     assert listed[2].malformed is not None and "at" in listed[2].malformed
 
@@ -232,7 +232,7 @@ def test_a_row_with_a_time_that_is_not_a_time_is_malformed(chained: Store, store
 def test_a_row_whose_detail_is_not_json_is_malformed(chained: Store, store_url: str) -> None:
     sql(store_url, "UPDATE audit_events SET detail = ? WHERE id = 3", ("{not json",))
     assert _verdict(chained) == (False, 3, "malformed")
-    event = chained.audit_events()[2]
+    event = chained.audit.audit_events()[2]
     assert event.malformed is not None and "detail" in event.malformed and event.detail == {}
 
 
@@ -265,19 +265,19 @@ def test_sqlite_values_of_the_wrong_type_are_malformed_not_a_crash(
     with sqlite3.connect(path) as database:
         database.execute(f"UPDATE audit_events SET {column} = {value} WHERE id = 3")  # noqa: S608
     assert _verdict(store) == (False, 3, "malformed")
-    assert [event.id for event in store.audit_events()] == list(range(1, EVENTS + 1))
+    assert [event.id for event in store.audit.audit_events()] == list(range(1, EVENTS + 1))
 
 
 def test_a_deleted_head_row_is_a_finding_and_writes_fail_with_a_clear_error(
     chained: Store, store_url: str
 ) -> None:
     sql(store_url, "DELETE FROM store_head")
-    check = chained.verify_audit()
+    check = chained.audit.verify_audit()
     assert (check.ok, check.first_bad_id, check.problem) == (False, None, "head")
     assert check.reason is not None and "missing" in check.reason
-    assert len(chained.audit_events()) == EVENTS
+    assert len(chained.audit.audit_events()) == EVENTS
     with pytest.raises(UsageError, match="head"):
-        chained.audit("ana", "test.event", "after", {})
+        chained.audit.audit("ana", "test.event", "after", {})
 
 
 def test_a_head_that_names_no_hash_is_a_finding(chained: Store, store_url: str) -> None:
@@ -288,7 +288,7 @@ def test_a_head_that_names_no_hash_is_a_finding(chained: Store, store_url: str) 
 def test_the_first_finding_wins_and_verify_reads_every_row_once(chained: Store, store_url: str) -> None:
     sql(store_url, "UPDATE audit_events SET detail = ? WHERE id = 2", ("{not json",))
     sql(store_url, "DELETE FROM audit_events WHERE id = 5")
-    check = chained.verify_audit()
+    check = chained.audit.verify_audit()
     assert (check.first_bad_id, check.problem, check.checked) == (2, "malformed", 2)
     assert isinstance(check, AuditCheck)
 
@@ -357,7 +357,7 @@ def test_any_value_in_any_column_gives_a_verdict_and_a_listing_never_an_exceptio
     path = tmp_path_factory.mktemp("fuzz") / "toolpool.db"
     with Store.open(f"sqlite:///{path}", key=key) as store:
         for n in range(EVENTS - 1):
-            store.audit("ana", "test.event", f"thing/{n}", {"n": n})
+            store.audit.audit("ana", "test.event", f"thing/{n}", {"n": n})
         with sqlite3.connect(path) as database:
             database.execute("PRAGMA ignore_check_constraints = ON")
             for row_id, column, value in changes:
@@ -366,6 +366,6 @@ def test_any_value_in_any_column_gives_a_verdict_and_a_listing_never_an_exceptio
             if head is not None:
                 with suppress(sqlite3.IntegrityError):
                     database.execute(f"UPDATE store_head SET {head[0]} = {head[1]}")  # noqa: S608
-        check = store.verify_audit()
+        check = store.audit.verify_audit()
         assert isinstance(check, AuditCheck) and check.describe()
-        assert len(store.audit_events()) == EVENTS
+        assert len(store.audit.audit_events()) == EVENTS

@@ -57,42 +57,45 @@ def upgraded(store_url: str, key: SecretKey) -> Iterator[tuple[Store, list[str]]
 
 def test_old_rows_keep_their_hashes_and_verify_with_the_old_rule(upgraded: tuple[Store, list[str]]) -> None:
     store, hashes = upgraded
-    events = store.audit_events()
+    events = store.audit.audit_events()
     assert [event.hash for event in events[:OLD_EVENTS]] == hashes
     new = events[OLD_EVENTS]
     assert new.prev_hash == hashes[-1] and new.hash == forger.rehash(new, new.id, new.prev_hash)
-    check = store.verify_audit()
+    check = store.audit.verify_audit()
     assert check.ok and check.checked == OLD_EVENTS + 1 and check.keyed_from == OLD_EVENTS + 1
 
 
 def test_renumbering_old_rows_is_still_reported(upgraded: tuple[Store, list[str]], store_url: str) -> None:
     store, _ = upgraded
     sql(store_url, "UPDATE audit_events SET id = id + 1000 WHERE id >= 2")
-    check = store.verify_audit()
+    check = store.audit.verify_audit()
     assert (check.ok, check.first_bad_id, check.problem) == (False, 1002, "renumbered")
 
 
 def test_an_old_row_edited_is_reported(upgraded: tuple[Store, list[str]], store_url: str) -> None:
     store, _ = upgraded
     sql(store_url, "UPDATE audit_events SET actor = 'mallory' WHERE id = 2")
-    check = store.verify_audit()
+    check = store.audit.verify_audit()
     assert (check.ok, check.first_bad_id, check.problem) == (False, 2, "edited")
 
 
 def test_moving_the_switch_point_is_reported(upgraded: tuple[Store, list[str]], store_url: str) -> None:
     store, _ = upgraded
     sql(store_url, "UPDATE store_head SET audit_v2_from = 1")
-    assert (store.verify_audit().first_bad_id, store.verify_audit().problem) == (1, "edited")
+    assert (store.audit.verify_audit().first_bad_id, store.audit.verify_audit().problem) == (1, "edited")
     sql(store_url, "UPDATE store_head SET audit_v2_from = 100")
-    assert (store.verify_audit().first_bad_id, store.verify_audit().problem) == (OLD_EVENTS + 1, "edited")
+    assert (store.audit.verify_audit().first_bad_id, store.audit.verify_audit().problem) == (
+        OLD_EVENTS + 1,
+        "edited",
+    )
 
 
 def test_keyed_rows_rehashed_under_the_old_rule_are_reported(
     upgraded: tuple[Store, list[str]], store_url: str
 ) -> None:
     store, _ = upgraded
-    store.audit("ana", "test.event", "new", {})
-    events = store.audit_events()
+    store.audit.audit("ana", "test.event", "new", {})
+    events = store.audit.audit_events()
     sql(store_url, "UPDATE store_head SET audit_v2_from = 100")
     sql(store_url, "UPDATE audit_events SET mac = NULL")
     prev = events[OLD_EVENTS - 1].hash
@@ -102,4 +105,7 @@ def test_keyed_rows_rehashed_under_the_old_rule_are_reported(
         sql(store_url, "UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?", (prev, new, event.id))
         prev = new
     forger.set_head(store_url, events[-1].id, prev)
-    assert (store.verify_audit().first_bad_id, store.verify_audit().problem) == (OLD_EVENTS + 1, "edited")
+    assert (store.audit.verify_audit().first_bad_id, store.audit.verify_audit().problem) == (
+        OLD_EVENTS + 1,
+        "edited",
+    )

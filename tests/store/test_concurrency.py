@@ -78,29 +78,29 @@ def _together(pair: tuple[Worker, Worker], *commands: str) -> None:
 def test_two_processes_appending_audit_events_lose_nothing_and_keep_one_chain(
     store: Store, pair: tuple[Worker, Worker]
 ) -> None:
-    before = len(store.audit_events())
+    before = len(store.audit.audit_events())
     _together(pair, f"audit {APPENDS} one", f"audit {APPENDS} two")
-    events = store.audit_events(after_id=before)
+    events = store.audit.audit_events(after_id=before)
     assert Counter(event.actor for event in events) == {"one": APPENDS, "two": APPENDS}
     for tag in ("one", "two"):
         assert [e.detail["n"] for e in events if e.actor == tag] == list(range(APPENDS))
-    check = store.verify_audit()
+    check = store.audit.verify_audit()
     assert check.ok and check.checked == before + 2 * APPENDS
 
 
 def test_two_processes_changing_tools_make_one_release_per_change(
     store: Store, pair: tuple[Worker, Worker]
 ) -> None:
-    store.record_import("demo", [imported("alpha"), imported("beta")], actor="ana")
-    store.sync_policy("demo", {"alpha": read("demo.alpha"), "beta": read("demo.beta")})
-    first = store.current_release().number
+    store.tools.record_import("demo", [imported("alpha"), imported("beta")], actor="ana")
+    store.tools.sync_policy("demo", {"alpha": read("demo.alpha"), "beta": read("demo.beta")})
+    first = store.releases.current_release().number
     _together(pair, f"toggle {TOGGLES} demo alpha", f"toggle {TOGGLES} demo beta")
-    last = store.current_release()
+    last = store.releases.current_release()
     assert last.number == first + 4 * TOGGLES
-    actors = Counter(store.release(n).actor for n in range(first + 1, last.number + 1))
+    actors = Counter(store.releases.release(n).actor for n in range(first + 1, last.number + 1))
     assert actors == {"alpha": 2 * TOGGLES, "beta": 2 * TOGGLES}
     assert last.content["tools"] == {}
-    assert store.verify_audit().ok
+    assert store.audit.verify_audit().ok
 
 
 def test_gate3_a_disable_committed_by_another_process_applies_to_the_next_call(
@@ -115,14 +115,14 @@ def test_gate3_a_disable_committed_by_another_process_applies_to_the_next_call(
 
 
 def _disable_elsewhere(store: Store, cli: Worker) -> None:
-    store.record_import("demo", [imported("lookup")], actor="ana")
-    store.sync_policy("demo", {"lookup": read("demo.lookup", enabled=True)})
-    assert store.is_enabled("demo", "lookup")  # this thread's connection is open and warm
-    version = store.version
+    store.tools.record_import("demo", [imported("lookup")], actor="ana")
+    store.tools.sync_policy("demo", {"lookup": read("demo.lookup", enabled=True)})
+    assert store.tools.is_enabled("demo", "lookup")  # this thread's connection is open and warm
+    version = store.releases.version
     cli.do("disable demo lookup")
-    assert not store.is_enabled("demo", "lookup")
-    assert store.version > version
+    assert not store.tools.is_enabled("demo", "lookup")
+    assert store.releases.version > version
     cli.do("enable demo lookup")
-    assert store.is_enabled("demo", "lookup")
+    assert store.tools.is_enabled("demo", "lookup")
     cli.do("disable-server demo")
-    assert not store.is_enabled("demo", "lookup")
+    assert not store.tools.is_enabled("demo", "lookup")

@@ -16,7 +16,7 @@ def _mode(path: Path) -> int:
 
 
 def _write_something(store: Store) -> None:
-    store.audit("test", "test.write", "store", {"n": 1})
+    store.audit.audit("test", "test.write", "store", {"n": 1})
 
 
 def test_a_new_sqlite_store_and_its_wal_and_shm_files_are_readable_by_their_owner_only(

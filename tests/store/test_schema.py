@@ -24,8 +24,8 @@ APPROVAL = "write_approved_by, write_approved_at, write_approved_reason"
 
 @pytest.fixture
 def with_tools(store: Store, store_url: str) -> str:
-    store.record_import("demo", [imported("lookup"), imported("send")], actor="ana")
-    store.sync_policy("demo", {"lookup": read("demo.lookup"), "send": write("demo.send")})
+    store.tools.record_import("demo", [imported("lookup"), imported("send")], actor="ana")
+    store.tools.sync_policy("demo", {"lookup": read("demo.lookup"), "send": write("demo.send")})
     return store_url
 
 
@@ -82,7 +82,7 @@ def test_r9_a_hand_written_update_cannot_enable_a_write_tool_without_approval(wi
 def test_r9_a_hand_written_update_cannot_remove_the_approval_of_an_enabled_write_tool(
     store: Store, with_tools: str
 ) -> None:
-    store.approve_write("demo", "send", by="ana", reason="ticket 7", actor="ana")
+    store.tools.approve_write("demo", "send", by="ana", reason="ticket 7", actor="ana")
     _refused(with_tools, "UPDATE tool_states SET write_approved_reason = NULL WHERE name = 'send'")
     _refused(with_tools, "UPDATE tool_states SET write_approved_by = '' WHERE name = 'send'")
 
@@ -92,7 +92,7 @@ def test_r9_a_forbidden_tool_cannot_be_enabled_by_hand(store: Store, with_tools:
         with_tools,
         "INSERT INTO tool_states (alias, name, action, effect, enabled) VALUES ('demo', 'other', NULL, 'read', true)",
     )
-    store.enable("demo", "lookup", actor="ana")
+    store.tools.enable("demo", "lookup", actor="ana")
     _refused(with_tools, "UPDATE tool_states SET action = NULL WHERE name = 'lookup'")
 
 
@@ -138,7 +138,7 @@ def test_the_migrations_create_exactly_the_tables_the_models_describe(store: Sto
 
 
 def test_the_migrations_downgrade_to_nothing_and_upgrade_again(store: Store, store_url: str) -> None:
-    store.record_import("demo", [imported("lookup")], actor="ana")
+    store.tools.record_import("demo", [imported("lookup")], actor="ana")
     store.close()
     engine = connect_engine(parse_url(store_url))
     try:
@@ -149,16 +149,16 @@ def test_the_migrations_downgrade_to_nothing_and_upgrade_again(store: Store, sto
     finally:
         engine.dispose()
     with Store.open(store_url) as reopened:
-        assert reopened.tool_states() == []
-        assert reopened.current_release().number == 1
-        reopened.record_import("demo", [imported("lookup")], actor="ana")
-        assert [state.name for state in reopened.tool_states()] == ["lookup"]
+        assert reopened.tools.tool_states() == []
+        assert reopened.releases.current_release().number == 1
+        reopened.tools.record_import("demo", [imported("lookup")], actor="ana")
+        assert [state.name for state in reopened.tools.tool_states()] == ["lookup"]
 
 
 def test_opening_an_existing_store_keeps_its_data(store: Store, store_url: str) -> None:
-    store.record_import("demo", [imported("lookup")], actor="ana")
-    release = store.current_release()
+    store.tools.record_import("demo", [imported("lookup")], actor="ana")
+    release = store.releases.current_release()
     with Store.open(store_url) as again:
-        assert [state.name for state in again.tool_states()] == ["lookup"]
-        assert again.current_release() == release
-        assert again.verify_audit().ok
+        assert [state.name for state in again.tools.tool_states()] == ["lookup"]
+        assert again.releases.current_release() == release
+        assert again.audit.verify_audit().ok

@@ -61,47 +61,47 @@ def test_a_key_never_shows_itself() -> None:
 
 
 def test_a_secret_round_trips_and_is_encrypted_at_rest(store: Store, store_url: str) -> None:
-    store.set_secret("tickets_token", TOKEN, actor="ana")
-    assert store.secret("tickets_token") == TOKEN
-    assert store.secret_names() == ["tickets_token"]
+    store.secrets.set_secret("tickets_token", TOKEN, actor="ana")
+    assert store.secrets.secret("tickets_token") == TOKEN
+    assert store.secrets.secret_names() == ["tickets_token"]
     [(token,)] = sql(store_url, "SELECT token FROM secrets")
     assert "tok-3f9a" not in token
 
 
 def test_a_secret_can_be_replaced_and_deleted(store: Store) -> None:
-    store.set_secret("a", "first-value", actor="ana")
-    store.set_secret("a", "second-value", actor="ana")
-    assert store.secret("a") == "second-value"
-    store.delete_secret("a", actor="ana")
-    assert store.secret_names() == []
+    store.secrets.set_secret("a", "first-value", actor="ana")
+    store.secrets.set_secret("a", "second-value", actor="ana")
+    assert store.secrets.secret("a") == "second-value"
+    store.secrets.delete_secret("a", actor="ana")
+    assert store.secrets.secret_names() == []
     with pytest.raises(UsageError, match="no secret 'a'"):
-        store.secret("a")
+        store.secrets.secret("a")
     with pytest.raises(UsageError, match="no secret 'a'"):
-        store.delete_secret("a", actor="ana")
+        store.secrets.delete_secret("a", actor="ana")
 
 
 def test_an_empty_secret_is_refused(store: Store) -> None:
     with pytest.raises(UsageError, match="cannot be empty"):
-        store.set_secret("a", "", actor="ana")
+        store.secrets.set_secret("a", "", actor="ana")
 
 
 def test_without_a_key_secrets_are_unavailable_with_a_clear_error(store: Store, store_url: str) -> None:
-    store.set_secret("a", "value-1234", actor="ana")
+    store.secrets.set_secret("a", "value-1234", actor="ana")
     with Store.open(store_url) as keyless:
-        assert keyless.secret_names() == ["a"]
+        assert keyless.secrets.secret_names() == ["a"]
         with pytest.raises(UsageError, match="without a secret key"):
-            keyless.secret("a")
+            keyless.secrets.secret("a")
         with pytest.raises(UsageError, match="without a secret key"):
-            keyless.set_secret("b", "value", actor="ana")
+            keyless.secrets.set_secret("b", "value", actor="ana")
 
 
 def test_another_key_cannot_decrypt_a_secret(store: Store, store_url: str) -> None:
-    store.set_secret("a", "value-1234", actor="ana")
+    store.secrets.set_secret("a", "value-1234", actor="ana")
     with (
         Store.open(store_url, key=SecretKey.generate()) as other,
         pytest.raises(UsageError, match="cannot be decrypted"),
     ):
-        other.secret("a")
+        other.secrets.secret("a")
 
 
 @pytest.mark.parametrize(
@@ -115,37 +115,37 @@ def test_another_key_cannot_decrypt_a_secret(store: Store, store_url: str) -> No
     ids=["raw", "json", "url", "base64"],
 )
 def test_redact_replaces_a_secret_value_and_its_encodings(store: Store, form: str) -> None:
-    store.set_secret("tickets_token", TOKEN, actor="ana")
+    store.secrets.set_secret("tickets_token", TOKEN, actor="ana")
     assert (
-        store.redact(f"upstream said: bad token {form}!")
+        store.secrets.redact(f"upstream said: bad token {form}!")
         == "upstream said: bad token [secret:tickets_token]!"
     )
 
 
 def test_redact_prefers_the_longer_of_two_overlapping_secrets(store: Store) -> None:
-    store.set_secret("short", "abcd1234", actor="ana")
-    store.set_secret("long", "abcd1234-and-more", actor="ana")
-    assert store.redact("x abcd1234-and-more y abcd1234") == "x [secret:long] y [secret:short]"
+    store.secrets.set_secret("short", "abcd1234", actor="ana")
+    store.secrets.set_secret("long", "abcd1234-and-more", actor="ana")
+    assert store.secrets.redact("x abcd1234-and-more y abcd1234") == "x [secret:long] y [secret:short]"
 
 
 def test_redact_knows_a_secret_set_through_another_store_object(
     store: Store, store_url: str, key: SecretKey
 ) -> None:
-    assert store.redact("value-5678") == "value-5678"
+    assert store.secrets.redact("value-5678") == "value-5678"
     with Store.open(store_url, key=key) as other:
-        other.set_secret("late", "value-5678", actor="ana")
-    assert store.redact("value-5678") == "[secret:late]"
+        other.secrets.set_secret("late", "value-5678", actor="ana")
+    assert store.secrets.redact("value-5678") == "[secret:late]"
 
 
 def test_audit_details_never_hold_a_secret_value(store: Store, store_url: str) -> None:
-    store.set_secret("tickets_token", TOKEN, actor="ana")
-    store.audit(
+    store.secrets.set_secret("tickets_token", TOKEN, actor="ana")
+    store.audit.audit(
         "pool",
         "call.denied",
         f"tickets/create?auth={TOKEN}",
         {"error": f"401: token {TOKEN} expired", TOKEN: [TOKEN, {"nested": quote(TOKEN, safe="")}]},
     )
-    event = store.audit_events()[-1]
+    event = store.audit.audit_events()[-1]
     assert event.resource == "tickets/create?auth=[secret:tickets_token]"
     assert event.detail == {
         "error": "401: token [secret:tickets_token] expired",
@@ -153,4 +153,4 @@ def test_audit_details_never_hold_a_secret_value(store: Store, store_url: str) -
     }
     dump = json.dumps(sql(store_url, "SELECT actor, action, resource, detail FROM audit_events"))
     assert "tok-3f9a" not in dump
-    assert store.verify_audit().ok
+    assert store.audit.verify_audit().ok

@@ -24,14 +24,18 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "AuditEvent",
         "CallRecord",
         "CallStats",
+        "ConfigEnablement",
+        "ConfigFirstPins",
         "ImportedTool",
         "Release",
         "SecretKey",
         "SessionTaint",
         "Store",
+        "StoreEnablement",
         "StoredPin",
         "TokenHolder",
         "ToolState",
+        "open_synced",
     ]
 
 
@@ -76,25 +80,25 @@ def test_the_url_for_display_hides_the_password(store: Store) -> None:
 def test_the_store_reconnects_when_postgresql_drops_its_connections() -> None:
     name = f"tp_gate_{secrets.token_hex(4)}"  # only this test's connections are dropped
     with postgres_schema() as schema_url, Store.open(f"{schema_url}&application_name={name}") as store:
-        store.record_import("demo", [imported("lookup")], actor="ana")
-        store.sync_policy("demo", {"lookup": read("demo.lookup", enabled=True)})
-        assert store.is_enabled("demo", "lookup")
+        store.tools.record_import("demo", [imported("lookup")], actor="ana")
+        store.tools.sync_policy("demo", {"lookup": read("demo.lookup", enabled=True)})
+        assert store.tools.is_enabled("demo", "lookup")
         terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?"
         assert len(sql(schema_url, terminate, (name,))) >= 2  # gate 3's and the pool's
-        assert store.is_enabled("demo", "lookup")
+        assert store.tools.is_enabled("demo", "lookup")
         sql(schema_url, terminate, (name,))
-        store.disable("demo", "lookup", actor="ana")  # a write retries a dropped connection
-        assert not store.is_enabled("demo", "lookup")
-        assert store.verify_audit().ok
+        store.tools.disable("demo", "lookup", actor="ana")  # a write retries a dropped connection
+        assert not store.tools.is_enabled("demo", "lookup")
+        assert store.audit.verify_audit().ok
 
 
 def test_closing_twice_is_fine_and_a_closed_store_refuses_work(store: Store) -> None:
     store.close()
     store.close()
     with pytest.raises(UsageError, match="closed"):
-        store.tool_states()
+        store.tools.tool_states()
     with pytest.raises(UsageError, match="closed"):
-        store.is_enabled("demo", "lookup")
+        store.tools.is_enabled("demo", "lookup")
 
 
 def test_a_sqlite_store_runs_in_wal_mode(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from .helpers import sql
 
 
 def test_a_new_token_is_returned_once_and_only_its_hash_is_stored(store: Store, store_url: str) -> None:
-    token = store.add_token("ci", ["demo.*"], ["*"], actor="ana")
+    token = store.tokens.add_token("ci", ["demo.*"], ["*"], actor="ana")
     rows = sql(store_url, "SELECT name, token_hash, actions, resources FROM tokens")
     assert rows == [("ci", "sha256:" + hashlib.sha256(token.encode()).hexdigest(), '["demo.*"]', '["*"]')]
     assert token not in repr(sql(store_url, "SELECT * FROM tokens"))
@@ -21,8 +21,8 @@ def test_a_new_token_is_returned_once_and_only_its_hash_is_stored(store: Store, 
 
 
 def test_a_token_names_its_holder_and_grants(store: Store) -> None:
-    token = store.add_token("ci", ["demo.lookup", "beta.*"], ["k*"], actor="ana")
-    holder = store.token_holder(token)
+    token = store.tokens.add_token("ci", ["demo.lookup", "beta.*"], ["k*"], actor="ana")
+    holder = store.tokens.token_holder(token)
     assert holder is not None
     assert (holder.name, holder.principal, holder.actions, holder.resources, holder.created_by) == (
         "ci",
@@ -35,35 +35,35 @@ def test_a_token_names_its_holder_and_grants(store: Store) -> None:
 
 @pytest.mark.parametrize("presented", ["", "tp_", "tp_wrong", "not-a-token", "tp_" + "x" * 400])
 def test_an_unknown_token_has_no_holder(store: Store, presented: str) -> None:
-    store.add_token("ci", ["*"], ["*"], actor="ana")
-    assert store.token_holder(presented) is None
+    store.tokens.add_token("ci", ["*"], ["*"], actor="ana")
+    assert store.tokens.token_holder(presented) is None
 
 
 def test_each_token_is_different(store: Store) -> None:
-    first = store.add_token("one", ["*"], ["*"], actor="ana")
-    second = store.add_token("two", ["*"], ["*"], actor="ana")
+    first = store.tokens.add_token("one", ["*"], ["*"], actor="ana")
+    second = store.tokens.add_token("two", ["*"], ["*"], actor="ana")
     assert first != second and len(first) > 40
-    assert [holder.name for holder in store.tokens()] == ["one", "two"]
+    assert [holder.name for holder in store.tokens.tokens()] == ["one", "two"]
 
 
 def test_a_revoked_token_is_refused_at_once_and_its_name_is_free_again(store: Store) -> None:
-    token = store.add_token("ci", ["*"], ["*"], actor="ana")
-    store.revoke_token("ci", actor="ana")
-    assert store.token_holder(token) is None and store.tokens() == []
-    again = store.add_token("ci", ["demo.*"], ["*"], actor="ana")
-    assert again != token and store.token_holder(again) is not None
+    token = store.tokens.add_token("ci", ["*"], ["*"], actor="ana")
+    store.tokens.revoke_token("ci", actor="ana")
+    assert store.tokens.token_holder(token) is None and store.tokens.tokens() == []
+    again = store.tokens.add_token("ci", ["demo.*"], ["*"], actor="ana")
+    assert again != token and store.tokens.token_holder(again) is not None
 
 
 def test_a_token_used_before_is_refused_at_once_when_another_process_revokes_it(
     store: Store, store_url: str, key: SecretKey
 ) -> None:
-    token = store.add_token("ci", ["demo.*"], ["*"], actor="ana")
-    assert store.token_holder(token) is not None and store.token_holder(token) is not None
+    token = store.tokens.add_token("ci", ["demo.*"], ["*"], actor="ana")
+    assert store.tokens.token_holder(token) is not None and store.tokens.token_holder(token) is not None
     with Store.open(store_url, key=key) as other:
-        other.revoke_token("ci", actor="bo")
-        again = other.add_token("ci", ["beta.*"], ["k1"], actor="bo")
-    assert store.token_holder(token) is None
-    holder = store.token_holder(again)
+        other.tokens.revoke_token("ci", actor="bo")
+        again = other.tokens.add_token("ci", ["beta.*"], ["k1"], actor="bo")
+    assert store.tokens.token_holder(token) is None
+    holder = store.tokens.token_holder(again)
     assert holder is not None and (holder.actions, holder.resources, holder.created_by) == (
         ("beta.*",),
         ("k1",),
@@ -72,15 +72,15 @@ def test_a_token_used_before_is_refused_at_once_when_another_process_revokes_it(
 
 
 def test_adding_and_revoking_tokens_is_audited_without_the_token(store: Store) -> None:
-    token = store.add_token("ci", ["demo.*"], ["*"], actor="ana")
-    store.revoke_token("ci", actor="bo")
-    events = [(e.actor, e.action, e.resource, dict(e.detail)) for e in store.audit_events()[-2:]]
+    token = store.tokens.add_token("ci", ["demo.*"], ["*"], actor="ana")
+    store.tokens.revoke_token("ci", actor="bo")
+    events = [(e.actor, e.action, e.resource, dict(e.detail)) for e in store.audit.audit_events()[-2:]]
     assert events == [
         ("ana", "token.add", "ci", {"actions": ["demo.*"], "resources": ["*"]}),
         ("bo", "token.revoke", "ci", {}),
     ]
-    assert token not in repr(store.audit_events())
-    assert store.verify_audit().ok
+    assert token not in repr(store.audit.audit_events())
+    assert store.audit.verify_audit().ok
 
 
 @pytest.mark.parametrize(
@@ -97,16 +97,16 @@ def test_bad_token_requests_are_usage_errors(
     store: Store, name: str, actions: list[str], resources: list[str], message: str
 ) -> None:
     with pytest.raises(UsageError, match=message):
-        store.add_token(name, actions, resources, actor="ana")
-    assert store.tokens() == []
+        store.tokens.add_token(name, actions, resources, actor="ana")
+    assert store.tokens.tokens() == []
 
 
 def test_a_token_name_is_taken_until_it_is_revoked(store: Store) -> None:
-    store.add_token("ci", ["*"], ["*"], actor="ana")
+    store.tokens.add_token("ci", ["*"], ["*"], actor="ana")
     with pytest.raises(UsageError, match="exists"):
-        store.add_token("ci", ["*"], ["*"], actor="ana")
+        store.tokens.add_token("ci", ["*"], ["*"], actor="ana")
 
 
 def test_revoking_an_unknown_token_is_a_usage_error(store: Store) -> None:
     with pytest.raises(UsageError, match="no token 'ci'"):
-        store.revoke_token("ci", actor="ana")
+        store.tokens.revoke_token("ci", actor="ana")

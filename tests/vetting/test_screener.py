@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from toolpool.vetting import PublishedTool, Screener, Verdict
+from toolpool.upstream import PublishedTool
+from toolpool.vetting import Screener, Verdict
 from toolpool.vetting.screener import SIGNALS, RuleScreener
 
 SCREENER = RuleScreener()

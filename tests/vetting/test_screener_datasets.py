@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from toolpool.vetting import PublishedTool
+from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 
 DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"

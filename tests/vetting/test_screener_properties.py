@@ -9,7 +9,8 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolpool.vetting import PublishedTool, Verdict
+from toolpool.upstream import PublishedTool
+from toolpool.vetting import Verdict
 from toolpool.vetting.screener import SIGNALS, RuleScreener
 
 SCREENER = RuleScreener()

@@ -16,9 +16,9 @@ from toolpool.agent._helpers import Helper
 from toolpool.agent._loop import BuiltinSchema, Outcome, invalid_arguments, not_shown
 from toolpool.agent._messages import ToolCall, ToolSpec
 from toolpool.agent._transcript import Transcript
+from toolpool.calls import Session
 from toolpool.errors import ConnectionRefused, ModelError, PolicyRefusal, UpstreamError, UsageError
 from toolpool.pool import Pool
-from toolpool.sessions import Session
 
 __all__ = ["BUILTIN_NAMES", "Builtins"]
 

@@ -21,10 +21,9 @@ from toolpool.agent._helpers import Helper
 from toolpool.agent._loop import AgentRun, Outcome, converse, invalid_arguments, not_shown
 from toolpool.agent._messages import Message, Model, ToolCall, ToolSpec, UserMessage
 from toolpool.agent._transcript import Entry, Transcript
-from toolpool.envelope import Envelope
+from toolpool.calls import Envelope, Session
 from toolpool.pool import Pool
 from toolpool.registry import Snapshot
-from toolpool.sessions import Session
 from toolpool.tickets import Ticket
 
 __all__ = ["Lead"]

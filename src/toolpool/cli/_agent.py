@@ -67,7 +67,7 @@ def run_agent(
     PROMPT. Exits 1 if the model gives no answer within --max-turns."""
     from toolpool.agent import AnswerEntry, CallEntry, Entry, Lead, RequestEntry
     from toolpool.agent.models import AnthropicModel, OpenAIChatModel
-    from toolpool.demo._walkthrough import requests_summary
+    from toolpool.cli._walkthrough import requests_summary
     from toolpool.pool import Pool
     from toolpool.tickets import Ticket
 

@@ -79,7 +79,7 @@ def open_store(config: Config) -> Store:
     store = Store.open(config.store_url, key=secret_key(config))
     try:
         for alias, spec in config.servers.items():
-            store.sync_policy(alias, spec.tools)
+            store.tools.sync_policy(alias, spec.tools)
     except BaseException:
         store.close()
         raise

@@ -94,8 +94,8 @@ def init(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     key.write_file(key_path)
     with Store.open(parsed.store_url, key=key) as store:
         for alias, spec in parsed.servers.items():
-            store.sync_policy(alias, spec.tools)
-        store.audit(actor(), "pool.init", str(config), {"store": store.url_for_display})
+            store.tools.sync_policy(alias, spec.tools)
+        store.audit.audit(actor(), "pool.init", str(config), {"store": store.url_for_display})
     flag = "" if config == DEFAULT_CONFIG else f" --config {config}"
     steps = [
         f"toolpool import demo_alpha{flag}",
@@ -127,7 +127,7 @@ def secrets_set(
     if not value:
         fail("the secret's value is empty (pipe it in on stdin)")
     with open_store(loaded) as store:
-        store.set_secret(name, value, actor())
+        store.secrets.set_secret(name, value, actor())
     if as_json:
         print_json({"secret": name, "stored": True})
     else:
@@ -139,7 +139,7 @@ def secrets_list(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -
     """List the names of the stored secrets (never their values)."""
     loaded = load(config)
     with open_store(loaded) as store:
-        names = store.secret_names()
+        names = store.secrets.secret_names()
     if as_json:
         print_json(names)
     else:
@@ -165,9 +165,9 @@ def audit(
     loaded = load(config)
     with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
         if verify:
-            check = store.verify_audit()
+            check = store.audit.verify_audit()
         else:
-            events = store.audit_events()[-limit:] if limit > 0 else []
+            events = store.audit.audit_events()[-limit:] if limit > 0 else []
     if verify:
         _report_check(check, as_json)
         return
@@ -232,7 +232,7 @@ def stats(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """Calls, error codes and latency per alias and tool, from the call records."""
     loaded = load(config)
     with open_store(loaded) as store:
-        rows = store.call_stats()
+        rows = store.calls.call_stats()
     if as_json:
         print_json(
             [

@@ -81,7 +81,7 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """List every tool the config names, with its action, effect, state, verdict and pin."""
     loaded = load(config)
     with open_store(loaded) as store:
-        states = {(state.alias, state.name): state for state in store.tool_states()}
+        states = {(state.alias, state.name): state for state in store.tools.tool_states()}
     rows = [
         _tool_row(loaded, alias, name, states.get((alias, name)))
         for alias, spec in loaded.servers.items()
@@ -107,13 +107,13 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
 @app.command()
 def enable(alias: Alias, tool: Tool, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """Enable a read tool (a write tool needs approve-write)."""
-    _change(config, alias, tool, as_json, lambda store: store.enable(alias, tool, actor()))
+    _change(config, alias, tool, as_json, lambda store: store.tools.enable(alias, tool, actor()))
 
 
 @app.command()
 def disable(alias: Alias, tool: Tool, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """Disable a tool; running pools refuse it from their next call on (gate 3)."""
-    _change(config, alias, tool, as_json, lambda store: store.disable(alias, tool, actor()))
+    _change(config, alias, tool, as_json, lambda store: store.tools.disable(alias, tool, actor()))
 
 
 @app.command("approve-write")
@@ -126,7 +126,13 @@ def approve_write(
     as_json: AsJson = False,
 ) -> None:
     """Approve and enable a write tool, recording who approved it and why (R9)."""
-    _change(config, alias, tool, as_json, lambda store: store.approve_write(alias, tool, by, reason, actor()))
+    _change(
+        config,
+        alias,
+        tool,
+        as_json,
+        lambda store: store.tools.approve_write(alias, tool, by, reason, actor()),
+    )
 
 
 def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Callable[[Store], None]) -> None:
@@ -135,8 +141,8 @@ def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Cal
         fail(f"{alias}/{tool} is not in the configuration")
     with open_store(loaded) as store:
         change(store)
-        state = next(s for s in store.tool_states(alias) if s.name == tool)
-        release = store.current_release().number
+        state = next(s for s in store.tools.tool_states(alias) if s.name == tool)
+        release = store.releases.current_release().number
     row = _tool_row(loaded, alias, tool, state) | {"release": release}
     if as_json:
         print_json(row)
@@ -172,7 +178,7 @@ def _tool_row(config: Config, alias: str, name: str, state: ToolState | None) ->
 def _import_rows(
     config: Config, alias: str, store: Store, imported: list[ImportedTool], changed: set[str]
 ) -> list[dict[str, Any]]:
-    states = {state.name: state for state in store.tool_states(alias)}
+    states = {state.name: state for state in store.tools.tool_states(alias)}
     rows = []
     for tool in imported:
         row = _tool_row(config, alias, tool.name, states.get(tool.name))

@@ -1,4 +1,4 @@
-"""Commands that run things: the demo walkthrough and single calls."""
+"""Commands that run things: the demo walkthrough (``_walkthrough``) and single calls."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def demo(as_json: AsJson = False) -> None:
     """The whole story on the demo servers: a scripted Lead connects, calls, is refused, delegates
     (real subprocess servers, nothing to set up). Exits 1 if any step does not behave."""
     from toolpool.agent import AnswerEntry, Entry, RequestEntry
-    from toolpool.demo._walkthrough import DemoReport, DemoStep, requests_summary, walkthrough
+    from toolpool.cli._walkthrough import DemoReport, DemoStep, requests_summary, walkthrough
 
     def show_step(step: DemoStep) -> None:
         if not as_json:
@@ -110,7 +110,7 @@ def call(
             session = pool.session(actor(), OPERATOR)
             snapshot = session.snapshot()
             name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), None)
-            if name is None and pool.store is not None and not pool.store.is_enabled(alias, tool):
+            if name is None and pool.store is not None and not pool.store.tools.is_enabled(alias, tool):
                 fail(
                     f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)"
                 )

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from toolpool.cli._common import AsJson, app, fail, load
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 
 __all__ = ["screen"]
 

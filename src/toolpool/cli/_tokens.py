@@ -49,8 +49,8 @@ def tokens_add(
     """Make a token and print it, once: only its hash is kept."""
     loaded = load(config)
     with open_store(loaded) as store:
-        token = store.add_token(name, allow or [], resource or ["*"], actor())
-        holder = next(holder for holder in store.tokens() if holder.name == name)
+        token = store.tokens.add_token(name, allow or [], resource or ["*"], actor())
+        holder = next(holder for holder in store.tokens.tokens() if holder.name == name)
     if as_json:
         print_json(_row(holder) | {"token": token})
         return
@@ -63,7 +63,7 @@ def tokens_list(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) ->
     """List every token's name and grants (never a token)."""
     loaded = load(config)
     with open_store(loaded) as store:
-        holders = store.tokens()
+        holders = store.tokens.tokens()
     if as_json:
         print_json([_row(holder) for holder in holders])
         return
@@ -87,7 +87,7 @@ def tokens_revoke(name: Name, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJs
     """Revoke a token: the next request that presents it is refused."""
     loaded = load(config)
     with open_store(loaded) as store:
-        store.revoke_token(name, actor())
+        store.tokens.revoke_token(name, actor())
     if as_json:
         print_json({"name": name, "revoked": True})
     else:

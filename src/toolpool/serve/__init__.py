@@ -14,18 +14,35 @@ Each client gets a ``toolpool.Session`` (its ticket, its taint, its release, R15
 the result is the Envelope as a ``CallToolResult`` (the code in ``_meta["toolpool/code"]``).
 A client whose view changes is sent ``notifications/tools/list_changed`` (2026-07-28 clients:
 on their ``subscriptions/listen`` streams). Both protocol eras are served on every transport.
+
+The package is in three parts, none reaching into another's private modules:
+
+- ``gateway/``: the MCP front (the ``Gateway``, each client's ``ClientView``, the bearer gate,
+  the stdio and streamable-HTTP transports, the wire format);
+- ``admin/``: the admin REST API at ``/admin`` (``admin_app``, its models);
+- ``ui/``: the web UI at ``/ui`` (``ui_app``, its pages, templates and static files).
+
+What they share sits here: ``_events`` (the live-event hub the admin API and the UI stream
+from, fed with the gateway's calls), ``_guard`` (failed authentication on every plane),
+``_headers`` (the admin API's and the UI's security headers), ``_patterns`` (the names both
+accept), and ``_service``, which puts ``/mcp``, ``/admin`` and ``/ui`` on one port.
 """
 
-from toolpool.serve._admin_events import EventHub
-from toolpool.serve._bearer import BearerGate, holder_ticket
-from toolpool.serve._front import build_server
-from toolpool.serve._gateway import Gateway
-from toolpool.serve._http import HTTP_PATH, HttpAddress, http_app, listen
+from toolpool.serve._events import EventHub, call_event
 from toolpool.serve._service import AdminPlane, serve_http, service_app
-from toolpool.serve._stdio import serve_stdio
-from toolpool.serve._ui_live import call_event
-from toolpool.serve._views import ClientView
-from toolpool.serve._wire import CODE_META_KEY
+from toolpool.serve.gateway import (
+    CODE_META_KEY,
+    HTTP_PATH,
+    BearerGate,
+    ClientView,
+    Gateway,
+    HttpAddress,
+    build_server,
+    holder_ticket,
+    http_app,
+    listen,
+    serve_stdio,
+)
 
 __all__ = [
     "CODE_META_KEY",

@@ -40,13 +40,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolpool.config import Config
 from toolpool.errors import UsageError
-from toolpool.serve._admin import admin_app
-from toolpool.serve._admin_events import EventHub
-from toolpool.serve._gateway import Gateway
+from toolpool.serve._events import EventHub
 from toolpool.serve._guard import AuthGuard, GuardSettings, address_of, report_failures
 from toolpool.serve._headers import API_HEADERS
-from toolpool.serve._http import http_app, rebinding_guard, url_of
-from toolpool.serve._ui import ui_app
+from toolpool.serve.admin import admin_app
+from toolpool.serve.gateway import Gateway, http_app, rebinding_guard, url_of
+from toolpool.serve.ui import ui_app
 from toolpool.store import AuditEvent, Store
 
 __all__ = [
@@ -112,7 +111,7 @@ class AuditTail:
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Follow the log until cancelled; a store that does not answer is retried next time."""
-        self._after = await self._read(self._store.last_audit_id)
+        self._after = await self._read(self._store.audit.last_audit_id)
         task_status.started()
         while True:
             await anyio.sleep(self._interval_s)
@@ -122,7 +121,7 @@ class AuditTail:
         """Publish what was appended since the last step."""
         while True:
             try:
-                events = await self._read(partial(self._store.audit_events, _TAIL_PAGE, self._after))
+                events = await self._read(partial(self._store.audit.audit_events, _TAIL_PAGE, self._after))
             except UsageError:
                 return
             for event in events:
@@ -202,7 +201,7 @@ async def serve_http(
         if admin is not None:
             await tasks.start(AuditTail(gateway.store, admin.events).run)
         tasks.start_soon(stop_when_asked)
-        tasks.start_soon(partial(report_failures, guard, gateway.store.audit))
+        tasks.start_soon(partial(report_failures, guard, gateway.store.audit.audit))
         on_ready(url_of(sock))
         try:
             await server.serve(sockets=[sock])

@@ -5,17 +5,27 @@ SQLite (a file, WAL mode) by default, PostgreSQL through ``postgresql+psycopg://
 tables are created and upgraded by Alembic migrations shipped in this package, on
 ``Store.open``. Rule R9 (imported tools start disabled; only ``read`` tools are enabled
 directly; a ``write`` tool needs an approval with who, when and why) is a CHECK constraint in
-the database, not only Python. Gate 3 of the call pipeline is ``Store.is_enabled``.
+the database, not only Python (``toolpool.enablement`` holds the rule's table). Gate 3 of the
+call pipeline is ``store.tools.is_enabled``.
 
     key = SecretKey.generate()
     store = Store.open("sqlite:///toolpool.db", key=key)
-    store.record_import("demo_alpha", tools, actor="ana")   # stored disabled
-    store.enable("demo_alpha", "lookup", actor="ana")       # a read tool: release N+1
-    assert store.is_enabled("demo_alpha", "lookup")
+    store.tools.record_import("demo_alpha", tools, actor="ana")   # stored disabled
+    store.tools.enable("demo_alpha", "lookup", actor="ana")       # a read tool: release N+1
+    assert store.tools.is_enabled("demo_alpha", "lookup")
     store.close()
+
+A ``Store`` holds one concern per attribute over one database: ``tools``, ``pins``,
+``releases``, ``secrets``, ``audit``, ``calls`` and ``tokens``. On the pool's side of the
+store: gate 3's two answers (``ConfigEnablement``, ``StoreEnablement``), pins that take the
+configuration's first (``ConfigFirstPins``), and ``open_synced``, which opens a pool's store
+with the configuration synced into it.
 """
 
 from toolpool.store._crypto import SecretKey
+from toolpool.store._enablement import ConfigEnablement, StoreEnablement
+from toolpool.store._management import open_synced
+from toolpool.store._pins import ConfigFirstPins
 from toolpool.store._store import Store
 from toolpool.store._tokens import TokenHolder
 from toolpool.store._values import (
@@ -37,12 +47,16 @@ __all__ = [
     "AuditEvent",
     "CallRecord",
     "CallStats",
+    "ConfigEnablement",
+    "ConfigFirstPins",
     "ImportedTool",
     "Release",
     "SecretKey",
     "SessionTaint",
     "Store",
+    "StoreEnablement",
     "StoredPin",
     "TokenHolder",
     "ToolState",
+    "open_synced",
 ]

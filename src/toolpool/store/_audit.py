@@ -1,174 +1,42 @@
-"""The hash-chained audit log: appending under the write lock, reading, and verifying.
-
-Each event stores ``prev_hash`` (the hash of the event before it, or ``GENESIS``) and its own
-``hash``, which covers its id, ``prev_hash`` and content (the formulas are in
-``_audit_format``). Ids are assigned by the store, contiguously from 1, under the write lock.
-The ``store_head`` row holds the id and hash of the last event and is updated in the same
-transaction as every append: it is the anchor that makes a deletion *at the end* visible,
-which no chain can show by itself.
-
-A store opened with its secret key also writes ``mac``, an HMAC of each event's hash under a
-key derived from the secret key, and an HMAC of the head (``audit_mac``): with the key,
-``verify`` can name the first row of a tail that was rewritten and re-hashed, which a plain
-hash chain cannot. The chain is keyed from the first event a key holder writes
-(``audit_keyed_from``). A key holder that finds the head's MAC wrong (rows cut from the end,
-or written by a process without the key) leaves the head's MAC as it was and marks its first
-row: appending never launders what was done before. ``_audit_verify`` states what an intruder
-with database access can and cannot hide, with and without the key.
-"""
+"""The store's audit log: appending an event, reading events, and verifying the chain
+(``_audit_chain`` holds the chain itself)."""
 
 from __future__ import annotations
 
-import hmac
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from collections.abc import Mapping
 
-from sqlalchemy import Connection, Row, func, select, update
+from toolpool.store import _audit_chain
+from toolpool.store._database import Database
+from toolpool.store._values import AuditCheck, AuditEvent
 
-from toolpool.errors import UsageError
-from toolpool.store._audit_format import GENESIS, HASH, MAC, AuditKey, v2_hash
-from toolpool.store._audit_read import event_of, rows
-from toolpool.store._audit_verify import verify
-from toolpool.store._codec import canonical, storable
-from toolpool.store._tables import audit_events, store_head
-from toolpool.store._values import AuditEvent
-
-__all__ = ["GENESIS", "AuditKey", "Head", "append", "append_many", "events", "last_id", "verify"]
+__all__ = ["Audit"]
 
 
-@dataclass(slots=True)
-class Head:
-    """The locked ``store_head`` row of the current write transaction, and the audit key of
-    the process that holds the lock (None: it has no secret key)."""
+class Audit:
+    """The hash-chained audit log: ``store.audit``."""
 
-    audit_last_id: int
-    audit_last_hash: str
-    secrets_version: int
-    audit_keyed_from: int | None = None
-    audit_mac: str | None = None
-    key: AuditKey | None = None
+    def __init__(self, database: Database) -> None:
+        self._db = database
 
-    @classmethod
-    def of(cls, row: Row[Any] | None, key: AuditKey | None) -> Head:
-        """The head from its row, checked, so that no write chains onto garbage.
+    def audit(self, actor: str, action: str, resource: str, detail: Mapping[str, object]) -> None:
+        """Append an event to the hash chain, with every secret value redacted."""
+        with self._db.write() as tx:
+            tx.append(actor, action, resource, detail)
 
-        Raises:
-            UsageError: the row is missing or malformed (changed outside the store).
-        """
-        if row is None:
-            raise UsageError(_HEAD_BROKEN.format("is missing"))
-        fields = (
-            row.audit_last_id,
-            row.audit_last_hash,
-            row.secrets_version,
-            row.audit_keyed_from,
-            row.audit_mac,
-        )
-        last, last_hash, secrets_version, keyed_from, mac = fields
-        if not (
-            _count(last)
-            and isinstance(last_hash, str)
-            and HASH.fullmatch(last_hash)
-            and _count(secrets_version)
-            and (keyed_from is None or _count(keyed_from))
-            and (mac is None or (isinstance(mac, str) and MAC.fullmatch(mac)))
-        ):
-            raise UsageError(_HEAD_BROKEN.format("is malformed"))
-        return cls(last, last_hash, secrets_version, keyed_from, mac, key)
+    def audit_events(self, limit: int | None = None, after_id: int | None = None) -> list[AuditEvent]:
+        """Events in id order, after ``after_id``, at most ``limit``."""
+        with self._db.read() as connection:
+            return _audit_chain.events(connection, limit, after_id)
 
+    def last_audit_id(self) -> int:
+        """The id of the newest audit event (0 when there is none): where a reader that wants
+        only what comes next starts."""
+        with self._db.read() as connection:
+            return _audit_chain.last_id(connection)
 
-_HEAD_BROKEN = (
-    "the store's audit head (table store_head) {}: the database was changed outside toolpool; "
-    "run `toolpool audit --verify`"
-)
-
-
-def append(
-    connection: Connection,
-    head: Head,
-    at: datetime,
-    actor: str,
-    action: str,
-    resource: str,
-    detail: Mapping[str, Any],
-) -> None:
-    """Append one event; ``head`` must be locked by this transaction. ``detail`` is already
-    plain JSON data with every secret redacted."""
-    append_many(connection, head, at, [(actor, action, resource, detail)])
-
-
-def append_many(
-    connection: Connection,
-    head: Head,
-    at: datetime,
-    entries: Sequence[tuple[str, str, str, Mapping[str, Any]]],
-) -> None:
-    """Append events (actor, action, resource, redacted plain detail) in order with one
-    insert and one head update: a batch of calls costs about what one event does."""
-    if not entries:
-        return
-    key, keyed_from = head.key, head.audit_keyed_from
-    fresh = key is not None and keyed_from is None and head.audit_mac is None
-    if fresh and head.audit_last_id:
-        # A head without key fields over a row with a MAC was cleared by hand: treat as broken.
-        last_has_mac = connection.scalar(
-            select(audit_events.c.mac.is_not(None)).where(audit_events.c.id == head.audit_last_id)
-        )
-        fresh = not last_has_mac
-    if fresh:
-        keyed_from = head.audit_last_id + 1  # the first keyed event
-    head_ok = fresh or (
-        key is not None
-        and head.audit_mac is not None
-        and hmac.compare_digest(
-            head.audit_mac, key.head_mac(head.audit_last_id, head.audit_last_hash, keyed_from)
-        )
-    )
-    last_id, last_hash = head.audit_last_id, head.audit_last_hash
-    new_rows: list[dict[str, Any]] = []
-    for actor, action, resource, detail in entries:
-        actor, action, resource = storable(actor), storable(action), storable(resource)
-        detail_text = canonical(detail)
-        last_id += 1
-        row_hash = v2_hash(last_id, last_hash, at, actor, action, resource, detail_text)
-        mac = None
-        if key is not None:
-            mac = key.row_mac(row_hash, after_break=not head_ok and not new_rows)
-        new_rows.append(
-            {
-                "id": last_id,
-                "at": at,
-                "actor": actor,
-                "action": action,
-                "resource": resource,
-                "detail": detail_text,
-                "prev_hash": last_hash,
-                "hash": row_hash,
-                "mac": mac,
-            }
-        )
-        last_hash = row_hash
-    connection.execute(audit_events.insert(), new_rows)
-    values: dict[str, Any] = {"audit_last_id": last_id, "audit_last_hash": last_hash}
-    if key is not None and head_ok:
-        values |= {"audit_keyed_from": keyed_from, "audit_mac": key.head_mac(last_id, last_hash, keyed_from)}
-    connection.execute(update(store_head).where(store_head.c.id == 1).values(**values))
-    head.audit_last_id, head.audit_last_hash = last_id, last_hash
-    head.audit_keyed_from = values.get("audit_keyed_from", head.audit_keyed_from)
-    head.audit_mac = values.get("audit_mac", head.audit_mac)
-
-
-def last_id(connection: Connection) -> int:
-    """The id of the newest event; 0 for an empty log."""
-    return int(connection.execute(select(func.max(audit_events.c.id))).scalar_one() or 0)
-
-
-def events(connection: Connection, limit: int | None, after_id: int | None) -> list[AuditEvent]:
-    """Events in id order; a row changed into something unreadable comes back ``malformed``."""
-    return [event_of(row) for row in rows(connection, after_id, limit)]
-
-
-def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    def verify_audit(self) -> AuditCheck:
+        """Walk the chain and its head; report the first bad event and its kind (see
+        ``AuditCheck``). With the store's secret key, the events' MACs are checked too. Never
+        raises for what the tables hold: a malformed row or head is a finding."""
+        with self._db.read(snapshot=True) as connection:
+            return _audit_chain.verify(connection, self._db.audit_key)

@@ -5,7 +5,7 @@ timeout. pysqlite's own transaction handling is switched off so that the store s
 when a transaction begins: every write transaction starts with ``BEGIN IMMEDIATE``, which
 takes SQLite's single write lock up front, so two processes never both read the audit head
 and then race to append. On PostgreSQL the same serialization comes from a row lock on the
-one ``store_head`` row, taken first by every write transaction (see ``Store._write``).
+one ``store_head`` row, taken first by every write transaction (see ``Database.write``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def connect_engine(url: URL) -> Engine:
         return engine
     try:
         # No pool_pre_ping: it costs three round trips per transaction. A connection that a
-        # restart dropped fails once; the pool then replaces all of them (``Store._write``
+        # restart dropped fails once; the pool then replaces all of them (``Database.write``
         # retries that one failure, since nothing was written yet).
         return create_engine(url)
     except NoSuchModuleError as exc:  # pragma: no cover - psycopg is a dependency

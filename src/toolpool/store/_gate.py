@@ -16,7 +16,6 @@ from sqlalchemy import Engine
 
 from toolpool.errors import UsageError
 from toolpool.store._engine import raw_connection
-from toolpool.store._tokens import token_row_sql
 
 __all__ = ["Gate"]
 
@@ -39,7 +38,12 @@ class Gate:
         )
         self.version_sql = "SELECT max(number) FROM releases"
         self.secrets_version_sql = "SELECT secrets_version FROM store_head WHERE id = 1"
-        self.token_sql = token_row_sql(mark)
+        # A token's row by its hash: the first column is the hash, the whole row tells whether
+        # the token changed.
+        self.token_sql = (
+            "SELECT token_hash, name, actions, resources, created_at, created_by "  # noqa: S608
+            f"FROM tokens WHERE token_hash = {mark}"
+        )
 
     def fetchone(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
         """The first row of ``sql``; a broken connection is replaced and the query tried once more.

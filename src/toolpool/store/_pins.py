@@ -1,36 +1,117 @@
-"""The store's pins behind the vetting layer's ``Pins`` protocol (R7)."""
+"""The store's pins (R7): each tool's approved definition, and the vetting layer's ``Pins`` over it.
+
+A pool pins what it admits for the first time (trust on first use) and what someone approves
+after a change; a ``pin`` in the configuration is trusted local policy and wins
+(``ConfigFirstPins``).
+"""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from toolpool.vetting.model import PublishedTool
-from toolpool.vetting.pins import Pin
+from sqlalchemy import insert, select
 
-if TYPE_CHECKING:
-    from toolpool.store._store import Store
+from toolpool._hashing import definition_hash as hash_of
+from toolpool.errors import UsageError
+from toolpool.store._changes import change_tool, check_alias, check_tool, ensure_server
+from toolpool.store._codec import canonical, plain
+from toolpool.store._database import Database
+from toolpool.store._rows import where_tool
+from toolpool.store._tables import tool_states
+from toolpool.store._values import StoredPin
+from toolpool.upstream import PublishedTool
+from toolpool.vetting.pins import Pin, Pins
 
-__all__ = ["StorePins", "hash_of_definition"]
+__all__ = ["ConfigFirstPins", "StorePins", "ToolPins"]
 
 
-def hash_of_definition(definition: Mapping[str, Any]) -> str:
-    """The pin hash of a canonical definition, exactly as ``PublishedTool.definition_hash``."""
-    text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+class ToolPins:
+    """Approved definitions of tools: ``store.pins``."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def pin_of(self, alias: str, name: str) -> StoredPin | None:
+        """The approved definition of a tool (R7), or None if nothing was approved yet."""
+        query = where_tool(
+            select(
+                tool_states.c.approved_hash,
+                tool_states.c.approved_definition,
+                tool_states.c.pinned_by,
+                tool_states.c.pinned_at,
+            ),
+            alias,
+            name,
+        )
+        with self._db.read() as connection:
+            row = connection.execute(query).one_or_none()
+        if row is None or row.approved_hash is None:
+            return None
+        definition = None if row.approved_definition is None else json.loads(row.approved_definition)
+        return StoredPin(row.approved_hash, definition, row.pinned_by, row.pinned_at)
+
+    def approve_pin(
+        self, alias: str, name: str, definition: Mapping[str, Any], definition_hash: str, actor: str
+    ) -> None:
+        """Approve ``definition`` as the tool's pin (trust on first use, or a reviewed change).
+
+        Raises:
+            UsageError: ``definition_hash`` is not the hash of ``definition``.
+        """
+        check_alias(alias)
+        check_tool(alias, name, definition_hash)
+        if hash_of(definition) != definition_hash:
+            raise UsageError(f"{alias}/{name}: the pin's hash does not match its definition")
+        stored = canonical(plain(definition))
+        with self._db.write() as tx:
+            ensure_server(tx, alias)
+            row = tx.connection.execute(where_tool(select(tool_states), alias, name)).one_or_none()
+            if row is None:
+                tx.connection.execute(insert(tool_states).values(alias=alias, name=name))
+            elif row.approved_hash == definition_hash and row.approved_definition == stored:
+                return
+            values = {
+                "approved_hash": definition_hash,
+                "approved_definition": stored,
+                "pinned_by": actor,
+                "pinned_at": tx.at,
+            }
+            change_tool(tx, alias, name, actor, "tool.approve_pin", values, {"hash": definition_hash})
+
+    def as_pins(self, actor: str) -> StorePins:
+        """These pins behind ``toolpool.vetting.Pins``; approvals are recorded as ``actor``."""
+        return StorePins(self, actor)
 
 
 class StorePins:
     """``Pins`` over a store: what a pool admits, and approves, is remembered across processes."""
 
-    def __init__(self, store: Store, actor: str) -> None:
-        self._store = store
+    def __init__(self, pins: ToolPins, actor: str) -> None:
+        self._pins = pins
         self._actor = actor
 
     def pin_of(self, alias: str, remote_name: str) -> Pin | None:
-        return self._store.pin_of(alias, remote_name)
+        return self._pins.pin_of(alias, remote_name)
 
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
-        self._store.approve_pin(alias, remote_name, tool.definition(), tool.definition_hash(), self._actor)
+        self._pins.approve_pin(alias, remote_name, tool.definition(), tool.definition_hash(), self._actor)
+
+
+class ConfigFirstPins:
+    """Pins from the configuration first, then from ``stored``."""
+
+    def __init__(self, configured: Mapping[tuple[str, str], str], stored: Pins) -> None:
+        self._configured = dict(configured)
+        self._stored = stored
+
+    def pin_of(self, alias: str, remote_name: str) -> Pin | None:
+        pinned = self._configured.get((alias, remote_name))
+        return Pin(pinned) if pinned is not None else self._stored.pin_of(alias, remote_name)
+
+    def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
+        """Raises UsageError for a tool pinned in the configuration: change the pin there."""
+        if (alias, remote_name) in self._configured:
+            raise UsageError(f"{alias}/{remote_name} is pinned in the configuration; change its `pin` there")
+        self._stored.approve(alias, remote_name, tool)

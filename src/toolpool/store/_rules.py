@@ -1,16 +1,11 @@
-"""R9 in Python: when a tool may be enabled, and what a configuration sync changes.
+"""R9 on the store's rows: ``toolpool.enablement``'s table applied to a tool's state row.
 
-The database's CHECK constraints have the last word; these rules decide first, so that a
-refusal is a clear ``PolicyRefusal`` rather than an integrity error. A tool's state moves so:
-
-    imported / named in the config   -> disabled (action from the config; None = forbidden)
-    enable (read, or write approved) -> enabled
-    approve_write (not forbidden)    -> approval recorded (who, when, why), enabled
-    disable, forbidden by the config,
-    gone from the config, turned into
-    a write tool without approval    -> disabled
-    config `enabled` false -> true   -> enabled (write tools with the config's approval)
-    config `enabled` true -> false   -> disabled
+The database's CHECK constraints have the last word; the table decides first, so that a
+refusal is a clear ``PolicyRefusal`` rather than an integrity error. A tool named in the
+configuration or imported starts disabled; a configuration sync moves it by the event its
+``enabled`` flag makes: false -> true enables (with the config's write approval), true -> false
+disables, no change re-checks the policy (a forbidden tool, or a write tool without an
+approval, is disabled; any other keeps its state).
 """
 
 from __future__ import annotations
@@ -22,12 +17,9 @@ from typing import Any
 from sqlalchemy import Row
 
 from toolpool.config import ToolPolicy
+from toolpool.enablement import Event, Refusal, Standing, standing_of, transition
 
-__all__ = ["describe_changes", "enable_refusal", "forbidden", "has_write_approval", "policy_changes"]
-
-
-def forbidden(alias: str, name: str) -> str:
-    return f"{alias}/{name} is forbidden (action = false) or not in the configuration: it cannot be enabled"
+__all__ = ["after", "describe_changes", "has_write_approval", "policy_changes", "refusal_text"]
 
 
 def has_write_approval(row: Row[Any]) -> bool:
@@ -38,15 +30,27 @@ def has_write_approval(row: Row[Any]) -> bool:
     )
 
 
-def enable_refusal(row: Row[Any]) -> str | None:
-    if row.action is None:
-        return forbidden(row.alias, row.name)
-    if row.effect == "write" and not has_write_approval(row):
+def standing(row: Row[Any]) -> Standing:
+    """A row's standing: its action None is forbidden (or not in the configuration)."""
+    return standing_of(
+        forbidden=row.action is None, effect=row.effect, write_approved=has_write_approval(row)
+    )
+
+
+def after(row: Row[Any], event: Event) -> bool | Refusal:
+    """Whether the tool of ``row`` is enabled after ``event``, or why R9 refuses it."""
+    return transition(standing(row), event, bool(row.enabled))
+
+
+def refusal_text(alias: str, name: str, refusal: Refusal) -> str:
+    if refusal is Refusal.FORBIDDEN:
         return (
-            f"{row.alias}/{row.name} writes: it needs a write approval "
-            "(approve-write --by NAME --reason TEXT), not just enabling"
+            f"{alias}/{name} is forbidden (action = false) or not in the configuration: it cannot be enabled"
         )
-    return None
+    return (
+        f"{alias}/{name} writes: it needs a write approval "
+        "(approve-write --by NAME --reason TEXT), not just enabling"
+    )
 
 
 def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) -> dict[str, object]:
@@ -59,11 +63,11 @@ def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) 
         values["effect"] = policy.effect
     if row.resource != policy.resource:
         values["resource"] = policy.resource
-    enabled = bool(row.enabled)
+    event = Event.POLICY_CHANGED
     if row.config_enabled and not policy.enabled:
-        enabled = False  # the config author took `enabled = true` away
+        event = Event.DISABLE  # the config author took `enabled = true` away
     if policy.enabled and not row.config_enabled:
-        enabled = True
+        event = Event.ENABLE
         if policy.effect == "write" and policy.write_approval is not None:
             values["write_approved_by"] = policy.write_approval.by
             values["write_approved_at"] = at
@@ -71,8 +75,10 @@ def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) 
     if bool(row.config_enabled) != policy.enabled:
         values["config_enabled"] = policy.enabled
     approved = "write_approved_at" in values or has_write_approval(row)
-    if action is None or (policy.effect == "write" and not approved):
-        enabled = False
+    standing_now = standing_of(forbidden=action is None, effect=policy.effect, write_approved=approved)
+    enabled = transition(standing_now, event, bool(row.enabled))
+    if isinstance(enabled, Refusal):
+        enabled = False  # a sync never fails: what R9 refuses stays disabled
     if enabled != bool(row.enabled):
         values["enabled"] = enabled
     if values:

@@ -22,17 +22,18 @@ from sqlalchemy import Connection, Row, delete, insert, select
 
 from toolpool.errors import UsageError
 from toolpool.store._codec import canonical
+from toolpool.store._database import Database
 from toolpool.store._tables import tokens
 
 __all__ = [
     "TokenHolder",
+    "Tokens",
     "all_tokens",
     "delete_token",
     "holder_of",
     "insert_token",
     "plausible",
     "token_hash",
-    "token_row_sql",
 ]
 
 _PREFIX = "tp_"
@@ -42,6 +43,8 @@ _GLOB = re.compile(r"^[!-~]{1,256}$")
 _MAX_GLOBS = 64
 # Anything longer than this cannot be one of ours; it is refused without a lookup.
 _MAX_TOKEN_CHARS = 256
+# Token holders remembered by their row; a store has a handful of tokens.
+_HOLDERS_KEPT = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,68 @@ class TokenHolder:
     def principal(self) -> str:
         """The principal that calls made with this token are recorded under."""
         return f"token:{self.name}"
+
+
+class Tokens:
+    """Bearer tokens for the gateway's HTTP front: ``store.tokens``."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+        self._holders: dict[tuple[Any, ...], TokenHolder] = {}
+
+    def add_token(self, name: str, actions: Sequence[str], resources: Sequence[str], actor: str) -> str:
+        """Make a bearer token granting ``actions`` on ``resources``; returns it (only its hash is kept).
+
+        Raises:
+            UsageError: a bad name or glob, no action, or a token of that name exists.
+        """
+        with self._db.write() as tx:
+            token, grants = insert_token(tx.connection, name, actions, resources, tx.at, actor)
+            tx.append(actor, "token.add", name, grants)
+        return token
+
+    def token_holder(self, token: str) -> TokenHolder | None:
+        """Who ``token`` stands for, looked up by its hash; None if unknown or revoked.
+
+        It runs before every HTTP request, so it reads the token's row on the gate's raw
+        connection (no SQLAlchemy, no thread hop needed) and reuses the holder made for the
+        same row before: a revoked or re-made token still changes the answer at once.
+
+        Raises:
+            UsageError: the store is closed or the database cannot answer.
+        """
+        if not plausible(token):
+            return None
+        wanted = token_hash(token)
+        row = self._db.hot_row(self._db.gate.token_sql, (wanted,))
+        if row is None or not hmac.compare_digest(row[0], wanted):
+            return None
+        key = tuple(row)
+        holder = self._holders.get(key)
+        if holder is None:
+            with self._db.read() as connection:
+                holder = holder_of(connection, token)
+            if holder is None:  # revoked between the two reads
+                return None
+            if len(self._holders) >= _HOLDERS_KEPT:
+                self._holders.clear()
+            self._holders[key] = holder
+        return holder
+
+    def tokens(self) -> list[TokenHolder]:
+        """Every token's name and grants, by name (never a token or a hash)."""
+        with self._db.read() as connection:
+            return all_tokens(connection)
+
+    def revoke_token(self, name: str, actor: str) -> None:
+        """Revoke a token at once: the next request that presents it is refused.
+
+        Raises:
+            UsageError: there is no such token.
+        """
+        with self._db.write() as tx:
+            delete_token(tx.connection, name)
+            tx.append(actor, "token.revoke", name, {})
 
 
 def token_hash(token: str) -> str:
@@ -99,15 +164,6 @@ def insert_token(
 def plausible(token: str) -> bool:
     """Whether ``token`` could be one of ours at all (else it is refused without a lookup)."""
     return token.startswith(_PREFIX) and len(token) <= _MAX_TOKEN_CHARS
-
-
-def token_row_sql(mark: str) -> str:
-    """The raw read of a token's row by its hash (``mark``: the driver's placeholder); its
-    first column is the hash, the whole row tells whether the token changed."""
-    return (
-        "SELECT token_hash, name, actions, resources, created_at, created_by "  # noqa: S608
-        f"FROM tokens WHERE token_hash = {mark}"
-    )
 
 
 def holder_of(connection: Connection, token: str) -> TokenHolder | None:

@@ -102,7 +102,7 @@ class Release:
 
 
 class AuditEntry(NamedTuple):
-    """An audit event to append (``Store.record_calls``): as ``Store.audit``'s arguments."""
+    """An audit event to append (``store.calls.record_calls``): as ``store.audit.audit``'s arguments."""
 
     actor: str
     action: str
@@ -111,7 +111,7 @@ class AuditEntry(NamedTuple):
 
 
 class SessionTaint(NamedTuple):
-    """Taint a session learned (``Store.record_calls``): ``data`` is opaque to the store."""
+    """Taint a session learned (``store.calls.record_calls``): ``data`` is opaque to the store."""
 
     session_id: str
     data: str
@@ -125,7 +125,7 @@ class AuditEvent:
     ``malformed`` is None for a row as the store writes it. Otherwise it says, in one line,
     what cannot be read (``"detail is not JSON: '{bad'"``): someone changed the row outside
     the store; the fields that could not be read are empty (``at`` is the Unix epoch, ``detail``
-    is ``{}``). ``Store.verify_audit`` reports such a row as ``malformed``.
+    is ``{}``). ``store.audit.verify_audit`` reports such a row as ``malformed``.
     """
 
     id: int
@@ -146,7 +146,7 @@ AuditProblem = Literal[
 
 @dataclass(frozen=True, slots=True)
 class AuditCheck:
-    """The verdict of ``Store.verify_audit``: the first break found, in id order.
+    """The verdict of ``store.audit.verify_audit``: the first break found, in id order.
 
     ``problem`` names its kind and ``first_bad_id`` the row (its id as the table has it now):
 

@@ -1,5 +1,8 @@
-"""Everything that talks to a real MCP server: transports, sessions, connections, faults."""
+"""Everything that talks to a real MCP server: the wire model of a published tool, transports,
+sessions, connections, links, faults."""
 
+from toolpool.upstream._links import Link, PerCallLink, PersistentLink, definitions_of
+from toolpool.upstream._published import PublishedTool
 from toolpool.upstream.connection import Connection, ConnectionState
 from toolpool.upstream.faults import upstream_fault
 from toolpool.upstream.sandbox import Bwrap, Limits, bwrap_problem, require_sandbox
@@ -15,13 +18,18 @@ __all__ = [
     "HttpTarget",
     "IPAddress",
     "Limits",
+    "Link",
     "ListingTooLarge",
+    "PerCallLink",
+    "PersistentLink",
+    "PublishedTool",
     "Resolver",
     "StdioLaunch",
     "StdioTransport",
     "SystemResolver",
     "UpstreamSession",
     "bwrap_problem",
+    "definitions_of",
     "open_session",
     "require_sandbox",
     "upstream_fault",

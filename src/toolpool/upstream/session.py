@@ -24,11 +24,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolpool.errors import UpstreamError, UpstreamProtocolError, UpstreamUnavailable
+from toolpool.upstream._published import PublishedTool
 from toolpool.upstream.faults import collapse_group, is_own_cancellation, upstream_fault
 from toolpool.upstream.pinned import AddressGuard
 from toolpool.upstream.ssrf import Resolver, SystemResolver, pin_origin
 from toolpool.upstream.stdio import StdioLaunch, StdioTransport
-from toolpool.vetting import PublishedTool
 
 __all__ = ["Era", "HttpTarget", "ListingTooLarge", "UpstreamSession", "open_session"]
 

@@ -1,7 +1,7 @@
 """Vetting: published tools (untrusted) in, exposed tools (local capabilities) out."""
 
 from toolpool.vetting.admission import Admission, cut_description, vet
-from toolpool.vetting.model import ExposedTool, PublishedTool
+from toolpool.vetting.model import ExposedTool
 from toolpool.vetting.names import LOCAL_NAME_PATTERN, REMOTE_NAME_PATTERN, local_name, safe_name
 from toolpool.vetting.pins import MemoryPins, Pin, Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
@@ -18,7 +18,6 @@ __all__ = [
     "PassingScreener",
     "Pin",
     "Pins",
-    "PublishedTool",
     "SchemaLimits",
     "SchemaRejected",
     "Screener",

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from toolpool.config import PoolSettings, ServerSpec, ToolPolicy
 from toolpool.errors import ConnectionRefused
-from toolpool.vetting.model import ExposedTool, PublishedTool
+from toolpool.upstream import Link, PublishedTool
+from toolpool.vetting.model import ExposedTool
 from toolpool.vetting.names import local_name, name_problems, safe_name
 from toolpool.vetting.pins import Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
@@ -51,7 +52,7 @@ def vet(
     published: Sequence[PublishedTool],
     settings: PoolSettings,
     screener: Screener,
-    owner: object,
+    owner: Link,
     *,
     pins: Pins | None = None,
     peers: Collection[str] = (),
@@ -152,7 +153,7 @@ def _expose(
     input_schema: CompiledSchema,
     output_schema: CompiledSchema | None,
     settings: PoolSettings,
-    owner: object,
+    owner: Link,
 ) -> ExposedTool:
     return ExposedTool(
         name=local_name(alias, tool.name),

@@ -1,69 +1,17 @@
-"""The two faces of a tool: what a server published, and what toolpool exposes after vetting."""
+"""What toolpool exposes after vetting a published tool (``toolpool.upstream.PublishedTool``)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import mcp_types
-
 from toolpool.config import ToolPolicy
 from toolpool.tickets import Permission
+from toolpool.upstream import Link
 from toolpool.vetting.schemas import CompiledSchema
 
-__all__ = ["ExposedTool", "PublishedTool"]
-
-
-@dataclass(frozen=True, slots=True)
-class PublishedTool:
-    """One entry of a server's ``tools/list``: untrusted data, exactly as announced."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any] | None = None
-    annotations: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_wire(cls, tool: mcp_types.Tool) -> PublishedTool:
-        annotations = (
-            tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
-        )
-        return cls(
-            name=tool.name,
-            description=tool.description or "",
-            input_schema=tool.input_schema,
-            output_schema=tool.output_schema,
-            annotations=annotations,
-        )
-
-    def redacted(self, redact: Callable[[Any], Any]) -> PublishedTool:
-        """This tool with every string of its definition, keys included, passed through
-        ``redact`` (a ``Redactor.redact_value``)."""
-        return PublishedTool(
-            name=redact(self.name),
-            description=redact(self.description),
-            input_schema=redact(self.input_schema),
-            output_schema=redact(self.output_schema),
-            annotations=redact(self.annotations),
-        )
-
-    def definition(self) -> dict[str, Any]:
-        """The canonical definition that pins hash (R7): name, description, schemas, annotations."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "outputSchema": self.output_schema,
-            "annotations": self.annotations,
-        }
-
-    def definition_hash(self) -> str:
-        canonical = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+__all__ = ["ExposedTool"]
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -84,7 +32,7 @@ class ExposedTool:
     input: CompiledSchema
     output: CompiledSchema | None
     annotations: Mapping[str, Any]
-    owner: object = field(repr=False)
+    owner: Link = field(repr=False)
     untrusted: bool = True
 
     @property

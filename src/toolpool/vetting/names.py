@@ -12,9 +12,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from toolpool.config import REMOTE_NAME_PATTERN
+
 __all__ = ["LOCAL_NAME_PATTERN", "REMOTE_NAME_PATTERN", "local_name", "name_problems", "safe_name"]
 
-REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 LOCAL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _LOCAL_MAX = 64
 _SUFFIX_CHARS = 8

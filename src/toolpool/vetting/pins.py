@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 from toolpool.vetting.screening import Screener
 
 __all__ = [

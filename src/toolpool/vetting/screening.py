@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 
 __all__ = ["PASS", "PassingScreener", "Screener", "Verdict"]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 
 __all__ = ["MAX_TEXT_CHARS", "Field", "Walk", "text_fields", "tool_fields"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Iterator, Sequence
 
-from toolpool.vetting.model import PublishedTool
+from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener._chars import character_findings
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._directives import directive_findings

@@ -1,0 +1,159 @@
+"""The parts of one open pool, built once, in order, on the pool's exit stack.
+
+``assemble`` opens the management plane (the store, with the configuration synced into it;
+unless the pool has no store), then builds what runs calls (``toolpool.calls``) and what admits
+servers (``Admitter``) on top of it. Every part that must be closed is pushed on the stack, so
+closing runs in reverse: the audit writer flushes before the store it writes to is closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+import anyio.abc
+import anyio.to_thread
+
+from toolpool.admitter import Admitter, EraMemory
+from toolpool.calls import (
+    BlobStore,
+    Breakers,
+    CallPipeline,
+    CallRecording,
+    EventOutlet,
+    Recorder,
+    Revocation,
+    Sessions,
+    Visibility,
+)
+from toolpool.config import Config
+from toolpool.enablement import Enablement
+from toolpool.errors import UsageError
+from toolpool.events import EventSink
+from toolpool.redaction import Redactor
+from toolpool.registry import Registry
+from toolpool.store import (
+    CallRecord,
+    ConfigEnablement,
+    ConfigFirstPins,
+    SecretKey,
+    Store,
+    StoreEnablement,
+    open_synced,
+)
+from toolpool.upstream import Resolver, SystemResolver
+from toolpool.vetting import MemoryPins, Pins, Screener
+from toolpool.vetting.screener import RuleScreener
+
+__all__ = ["Parts", "assemble"]
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """What an open pool is made of."""
+
+    tasks: anyio.abc.TaskGroup
+    store: Store | None
+    registry: Registry
+    visibility: Visibility
+    breakers: Breakers
+    blobs: BlobStore
+    events: EventOutlet
+    pipeline: CallPipeline
+    sessions: Sessions
+    admitter: Admitter
+
+
+async def assemble(
+    config: Config,
+    tasks: anyio.abc.TaskGroup,
+    stack: AsyncExitStack,
+    *,
+    store: Store | Literal[False] | None,
+    secret_key: SecretKey | None,
+    secrets: Mapping[str, str],
+    enablement: Enablement | None,
+    screener: Screener | None,
+    pins: Pins | None,
+    on_event: EventSink | None,
+    on_call: Callable[[CallRecord], None] | None,
+    resolver: Resolver | None,
+    clock: Callable[[], datetime],
+    monotonic: Callable[[], float],
+) -> Parts:
+    """Build an open pool's parts; whatever needs closing is closed by ``stack``.
+
+    Raises:
+        UsageError: the store cannot be opened.
+    """
+    opened: Store | None = None
+    recorder = None
+    if store is not False:
+        opened, owned = await open_synced(config, store if isinstance(store, Store) else None, secret_key)
+        if owned:
+            stack.push_async_callback(anyio.to_thread.run_sync, opened.close)
+        recorder = Recorder(opened)
+        await tasks.start(recorder.run)
+        stack.push_async_callback(recorder.aclose)
+    configured = config.pins
+    gate3 = enablement or (StoreEnablement(opened) if opened else ConfigEnablement(config))
+    approved = pins or (
+        ConfigFirstPins(configured, opened.pins.as_pins(actor="pool")) if opened else MemoryPins(configured)
+    )
+    screening = screener if screener is not None else RuleScreener(config.pool.screen_threshold)
+    spec_hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
+    registry = Registry()
+    redactor = Redactor()
+    visibility = Visibility(registry, gate3, spec_hashes)
+    breakers = Breakers(config.servers, monotonic)
+    blobs = BlobStore()
+    events = EventOutlet(on_event, redactor, recorder)
+    revocation = Revocation(registry, events)
+    recording = None if recorder is None else CallRecording(recorder, clock, on_call)
+    pipeline = CallPipeline(
+        registry,
+        gate3,
+        config.pool,
+        screening,
+        spec_hashes=spec_hashes,
+        breakers=breakers,
+        blobs=blobs,
+        revocation=revocation,
+        redactor=redactor,
+        recording=recording,
+        clock=clock,
+    )
+    sessions = Sessions(pipeline, visibility, opened, recorder)
+    secret = _secret_source(secrets, opened)
+    eras = EraMemory(opened.tools.remembered_era, opened.tools.remember_era) if opened else EraMemory()
+    admitter = Admitter(
+        config,
+        secret,
+        screening,
+        approved,
+        registry,
+        revocation,
+        resolver or SystemResolver(),
+        redactor,
+        eras,
+    )
+    return Parts(tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter)
+
+
+def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str], str | None]:
+    """Secrets given to the pool first, then the store's (None for one it cannot give)."""
+
+    def secret(name: str) -> str | None:
+        if name in secrets:
+            return secrets[name]
+        if store is None:
+            return None
+        try:
+            return store.secrets.secret(name)
+        except UsageError:
+            return None
+
+    return secret

@@ -1,0 +1,58 @@
+"""The call pipeline and everything a call carries through it: gates 1-10 (``CallPipeline``),
+the ``Envelope``, result shaping and blobs, the circuit breakers, taint, sessions, the
+snapshots a session sees, revocation on faults, pool events and gate-10 recording.
+
+The one ``Redactor`` lives in ``toolpool.redaction`` (the store uses it too, below this package)
+and is exported here as well.
+"""
+
+from toolpool.calls._arguments import MAX_ARGUMENT_DEPTH, argument_problems, render_resource
+from toolpool.calls._breaker import Breakers, BreakerState, CircuitBreaker
+from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
+from toolpool.calls._events import EventOutlet
+from toolpool.calls._pipeline import CallPipeline, PipelineSession
+from toolpool.calls._recording import CallRecording, CallSession, Recorder
+from toolpool.calls._results import BlobStore, ResultBlob, clip, content_text, fence, sanitize
+from toolpool.calls._revocation import Revocation
+from toolpool.calls._sessions import Session, Sessions
+from toolpool.calls._shaping import shape_result
+from toolpool.calls._taint import GUARANTEED, TaintDelta, TaintLedger
+from toolpool.calls._visible import Enablement, ReleaseEntry, ReleaseView, Visibility
+from toolpool.redaction import Redactor
+
+__all__ = [
+    "GUARANTEED",
+    "MAX_ARGUMENT_DEPTH",
+    "BlobStore",
+    "BreakerState",
+    "Breakers",
+    "CallPipeline",
+    "CallRecording",
+    "CallSession",
+    "CircuitBreaker",
+    "Enablement",
+    "Envelope",
+    "EventOutlet",
+    "PipelineSession",
+    "Recorder",
+    "Redactor",
+    "ReleaseEntry",
+    "ReleaseView",
+    "ResultBlob",
+    "Revocation",
+    "Session",
+    "Sessions",
+    "TaintDelta",
+    "TaintLedger",
+    "Visibility",
+    "argument_problems",
+    "clip",
+    "content_text",
+    "fence",
+    "refusal",
+    "render_resource",
+    "sanitize",
+    "shape_result",
+    "shown",
+    "upstream_failure",
+]

@@ -1,0 +1,91 @@
+"""Gates 4 and 5 on the arguments themselves: the resource a call acts on, and whether the
+arguments are small, plain JSON that the tool's schema accepts (bad arguments never leave).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+from toolpool.config import PoolSettings
+from toolpool.vetting import ExposedTool
+
+__all__ = ["MAX_ARGUMENT_DEPTH", "argument_problems", "render_resource"]
+
+MAX_ARGUMENT_DEPTH = 64
+"""Arguments nested deeper than this many objects and arrays are ``invalid_arguments``: no tool
+needs more, and an SDK server cannot even parse a message about four times as deep."""
+_TOO_DEEP = f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+_NOT_UNICODE = "arguments hold a lone surrogate, which is not Unicode text"
+_CONTAINERS = (dict, list, tuple)
+_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+# One encoder for every size check: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+async def argument_problems(tool: ExposedTool, arguments: object, settings: PoolSettings) -> list[str]:
+    """Gate 5: local descriptions of what is wrong with ``arguments`` (none: they may go)."""
+    if not isinstance(arguments, Mapping):
+        return ["arguments must be a JSON object"]
+    # The C encoder first: it sizes the arguments fast and fails fast on the hopeless
+    # (too deep to encode, lone surrogates, values JSON has no form for).
+    try:
+        size = len(_ENCODER.encode(arguments).encode())
+    except RecursionError:
+        return [_TOO_DEEP]
+    except UnicodeEncodeError:
+        return [_NOT_UNICODE]
+    except (TypeError, ValueError):
+        return ["arguments must be plain JSON"]
+    limit = tool.policy.max_argument_bytes or settings.max_argument_bytes
+    if size > limit:
+        return [f"arguments are larger than {limit} bytes"]
+    problem = _not_plain_json(arguments)
+    return [problem] if problem is not None else await tool.input.check(arguments)
+
+
+def render_resource(template: str, arguments: object) -> str | None:
+    """Fill ``{name}`` placeholders from the arguments; None if one is missing."""
+    if not isinstance(arguments, Mapping):
+        return None
+    missing = False
+
+    def fill(match: re.Match[str]) -> str:
+        nonlocal missing
+        value = arguments.get(match.group(1))
+        if value is None:
+            missing = True
+            return ""
+        if isinstance(value, str):
+            return value
+        try:
+            return json.dumps(value, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):  # no JSON form: gate 5 would refuse it too
+            missing = True
+            return ""
+
+    rendered = _PLACEHOLDER.sub(fill, template)
+    return None if missing else rendered
+
+
+def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
+    """What makes encodable arguments more than JSON can carry: nesting deeper than
+    ``MAX_ARGUMENT_DEPTH``, or an object key that is not a string (the encoder would quietly
+    turn ``1`` into ``"1"``). Iterative: the depth is the caller's to choose. The encoder took
+    the arguments, so every container in them is a dict, a list or a tuple."""
+    stack: list[tuple[object, int]] = [(arguments, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return _TOO_DEEP
+        children: Iterable[object]
+        if isinstance(value, dict):
+            if not all(isinstance(key, str) for key in value):
+                return "argument object keys must be strings"
+            children = value.values()
+        else:
+            children = cast(list[object], value)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
+    return None

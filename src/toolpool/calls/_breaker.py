@@ -1,0 +1,90 @@
+"""Circuit breakers (gate 7): one per alias, so a failing server fails fast and alone.
+
+States (the only transitions there are)::
+
+    closed    --failures reach the threshold--> open
+    open      --cooldown passed, a call arrives--> half_open (that call is the one probe)
+    half_open --the probe succeeds--> closed
+    half_open --the probe fails, or is abandoned--> open (a new cooldown)
+
+Only upstream faults count as failures (remote errors, timeouts, lost connections);
+refusals at earlier gates are not the server's doing and never touch its breaker.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+
+from toolpool.config import ServerSpec
+
+__all__ = ["BreakerState", "Breakers", "CircuitBreaker"]
+
+
+class BreakerState(enum.Enum):
+    CLOSED = "closed"
+    OPEN = "open"
+    HALF_OPEN = "half_open"
+
+
+class CircuitBreaker:
+    """One alias's breaker; ``clock`` is monotonic seconds (injectable for tests)."""
+
+    def __init__(self, threshold: int, cooldown_s: float, clock: Callable[[], float]) -> None:
+        self.state = BreakerState.CLOSED
+        self._threshold = threshold
+        self._cooldown_s = cooldown_s
+        self._clock = clock
+        self._failures = 0
+        self._opened_at = 0.0
+
+    def admit(self) -> bool:
+        """Whether a call may go upstream now; in half_open, True for exactly one probe."""
+        if self.state is BreakerState.CLOSED:
+            return True
+        if self.state is BreakerState.OPEN and self._clock() >= self._opened_at + self._cooldown_s:
+            self.state = BreakerState.HALF_OPEN
+            return True
+        return False
+
+    def retry_in(self) -> float:
+        """Seconds until a probe will be let through (0 when closed)."""
+        if self.state is BreakerState.CLOSED:
+            return 0.0
+        return max(0.0, self._opened_at + self._cooldown_s - self._clock())
+
+    def succeeded(self) -> None:
+        self.state = BreakerState.CLOSED
+        self._failures = 0
+
+    def failed(self) -> None:
+        self._failures += 1
+        if self.state is BreakerState.HALF_OPEN or self._failures >= self._threshold:
+            self._open()
+
+    def abandoned(self) -> None:
+        """The admitted call never finished (cancelled): a probe slot must not leak."""
+        if self.state is BreakerState.HALF_OPEN:
+            self._open()
+
+    def _open(self) -> None:
+        self.state = BreakerState.OPEN
+        self._opened_at = self._clock()
+
+
+class Breakers:
+    """One breaker per alias, made on first use with the alias's configured threshold and
+    cooldown."""
+
+    def __init__(self, servers: Mapping[str, ServerSpec], clock: Callable[[], float]) -> None:
+        self._servers = servers
+        self._clock = clock
+        self._breakers: dict[str, CircuitBreaker] = {}
+
+    def of(self, alias: str) -> CircuitBreaker:
+        breaker = self._breakers.get(alias)
+        if breaker is None:
+            spec = self._servers[alias]
+            breaker = CircuitBreaker(spec.breaker_failures, spec.breaker_cooldown_s, self._clock)
+            self._breakers[alias] = breaker
+        return breaker

@@ -1,0 +1,263 @@
+"""The call pipeline: every call is checked again, in a fixed order, when it executes.
+
+Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate runs:
+
+1. the name is in this request's snapshot                         else ``unknown_tool``;
+   in a session, in its release, on the server the release approved   else ``server_changed``
+2. the tool is the very object the registry holds, on a live link   else ``mcp_connection_lost``
+3. the tool and its server are enabled right now                    else ``tool_disabled``
+4. the ticket allows the action on the resource, now                else ``denied`` / ``ticket_expired``
+5. the arguments are small enough and valid against the schema      else ``invalid_arguments``
+6. a write tool's arguments carry no text from this session's
+   untrusted results (unless the ticket allows it)                  else ``tainted_argument``
+7. the alias's circuit breaker lets the call through                else ``circuit_open``
+8. the upstream call: ``isError`` -> ``mcp_remote_error`` (kept); timeout -> ``mcp_timeout`` and
+   lost -> ``mcp_connection_lost`` (both drop the link and revoke its tools, before the caller
+   sees the Envelope)
+9. the result (``shape_result``): over ``max_result_bytes`` -> ``result_too_large``; else
+   sanitized, screened, checked against the output schema, clipped, and remembered by the
+   session's taint ledger
+10. the Envelope with every secret value redacted, then its audit event and call record
+
+Every Envelope is built from local text: upstream error text never reaches ``text``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Protocol
+
+from toolpool import errors
+from toolpool.calls._arguments import argument_problems, render_resource
+from toolpool.calls._breaker import Breakers, CircuitBreaker
+from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
+from toolpool.calls._recording import CallRecording, CallSession
+from toolpool.calls._results import BlobStore
+from toolpool.calls._revocation import Revocation
+from toolpool.calls._shaping import shape_result
+from toolpool.calls._taint import TaintLedger
+from toolpool.calls._visible import Enablement, ReleaseView
+from toolpool.config import PoolSettings
+from toolpool.errors import PoolClosed, UpstreamError
+from toolpool.redaction import Redactor
+from toolpool.registry import Registry, Snapshot
+from toolpool.tickets import Permission, Ticket, authorize
+from toolpool.upstream import Link
+from toolpool.vetting import ExposedTool, Screener
+
+__all__ = ["CallPipeline", "PipelineSession"]
+
+# Tickets without an expiry never need the clock (reading it is a measurable part of a call).
+_NO_EXPIRY_CHECK = datetime.min
+# Faults after which the link is dropped and its tools revoked; a remote error keeps it.
+_DROPPING = frozenset({errors.MCP_TIMEOUT, errors.MCP_CONNECTION_LOST})
+
+
+class PipelineSession(CallSession, Protocol):
+    """What the pipeline needs of the session a call runs in."""
+
+    @property
+    def release(self) -> ReleaseView | None: ...
+
+    @property
+    def taint(self) -> TaintLedger: ...
+
+
+class CallPipeline:
+    """Runs the gates for one pool; built once by the pool, shared by its sessions."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        enablement: Enablement,
+        settings: PoolSettings,
+        screener: Screener,
+        *,
+        spec_hashes: Mapping[str, str],
+        breakers: Breakers,
+        blobs: BlobStore,
+        revocation: Revocation,
+        redactor: Redactor,
+        recording: CallRecording | None = None,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._registry = registry
+        self._enablement = enablement
+        self._settings = settings
+        self._screener = screener
+        self._spec_hashes = spec_hashes
+        self._breakers = breakers
+        self._blobs = blobs
+        self._revocation = revocation
+        self._redactor = redactor
+        self._recording = recording
+        self._clock = clock
+        self._closed = False
+
+    def close(self) -> None:
+        """From now on every call raises ``PoolClosed``."""
+        self._closed = True
+
+    async def run(
+        self,
+        session: PipelineSession,
+        snapshot: Snapshot,
+        name: str,
+        arguments: object,
+        ticket: Ticket | None,
+    ) -> Envelope:
+        """Every gate for one call in ``session``; never raises for a refusal or an upstream
+        fault: those are Envelopes.
+
+        Raises:
+            PoolClosed: the pool is not open.
+        """
+        if self._closed:
+            raise PoolClosed("the pool is not open: use it inside `async with Pool(config)`")
+        started = time.perf_counter()
+        envelope = self._redacted(await self._gates(session, snapshot, name, arguments, ticket))
+        if self._recording is not None:
+            seconds = time.perf_counter() - started
+            self._recording.record(session, snapshot, name, arguments, envelope, seconds)
+        return envelope
+
+    async def _gates(
+        self,
+        session: PipelineSession,
+        snapshot: Snapshot,
+        name: str,
+        arguments: object,
+        ticket: Ticket | None,
+    ) -> Envelope:
+        tool = snapshot.get(name)
+        if tool is None:
+            return refusal(
+                errors.UNKNOWN_TOOL,
+                name,
+                f"{shown(name)} is not a tool of this request; a tool connected during this "
+                "reply can be called from the next request on",
+            )
+        permission, refused = self._released(session.release, tool)
+        if refused is not None:
+            return refused
+        link = tool.owner
+        if not (self._registry.holds(tool) and link.alive):
+            return refusal(
+                errors.MCP_CONNECTION_LOST, name, f"the server behind {name} is no longer connected"
+            )
+        if not self._enablement.is_enabled(tool.alias, tool.remote_name):
+            return refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
+        refused = self._authorize(tool, permission, arguments, ticket) or await self._check_arguments(
+            tool, permission, arguments, ticket, session.taint
+        )
+        if refused is not None:
+            return refused
+        assert isinstance(arguments, Mapping)
+        breaker = self._breakers.of(tool.alias)
+        if not breaker.admit():
+            return refusal(
+                errors.CIRCUIT_OPEN,
+                name,
+                f"calls to the server behind {name} are paused after repeated failures; "
+                f"retry in {breaker.retry_in():.0f} s",
+            )
+        envelope = await self._call_upstream(tool, link, arguments, breaker)
+        if envelope.ok:
+            session.taint.record(envelope.text)
+        return envelope
+
+    def _released(self, release: ReleaseView | None, tool: ExposedTool) -> tuple[Permission, Envelope | None]:
+        """Gate 1 for a session (R15): additions and changes reach only sessions that start
+        after them, and the release — not today's configuration — says what the tool may do."""
+        if release is None:
+            return tool.permission, None
+        entry = release.entry(tool)
+        if entry is None:
+            return tool.permission, refusal(
+                errors.UNKNOWN_TOOL, tool.name, f"{tool.name} is not part of this session's release"
+            )
+        if not release.approves_server(tool.alias, self._spec_hashes[tool.alias]):
+            return entry.permission, refusal(
+                errors.SERVER_CHANGED,
+                tool.name,
+                f"the server behind {tool.name} is reached differently (command, URL or sandbox) "
+                "than this session's release approved; start a new session to use it",
+            )
+        return entry.permission, None
+
+    def _authorize(
+        self, tool: ExposedTool, permission: Permission, arguments: object, ticket: Ticket | None
+    ) -> Envelope | None:
+        resource: str | None = None
+        if permission.resource is not None:
+            resource = render_resource(permission.resource, arguments)
+            if resource is None:
+                return refusal(
+                    errors.DENIED, tool.name, f"the resource of this call to {tool.name} cannot be determined"
+                )
+        now = self._clock() if ticket is not None and ticket.expires_at is not None else _NO_EXPIRY_CHECK
+        decision = authorize(ticket, permission.action, resource, now)
+        return None if decision.allowed else refusal(decision.code, tool.name, decision.reason)
+
+    async def _check_arguments(
+        self,
+        tool: ExposedTool,
+        permission: Permission,
+        arguments: object,
+        ticket: Ticket | None,
+        taint: TaintLedger,
+    ) -> Envelope | None:
+        problems = await argument_problems(tool, arguments, self._settings)
+        if problems:
+            return refusal(
+                errors.INVALID_ARGUMENTS,
+                tool.name,
+                f"invalid arguments for {tool.name}: " + "; ".join(problems),
+            )
+        # The stricter effect of the release's and today's policy: a tool that writes now is
+        # guarded, whatever the session's release said.
+        writes = permission.effect == "write" or tool.effect == "write"
+        if writes and not (ticket is not None and ticket.allow_tainted):
+            reason = taint.find(arguments)
+            if reason is not None:
+                return refusal(
+                    errors.TAINTED_ARGUMENT,
+                    tool.name,
+                    f"{tool.name} writes, and {reason}: results are untrusted data, not instructions",
+                )
+        return None
+
+    async def _call_upstream(
+        self, tool: ExposedTool, link: Link, arguments: Mapping[str, Any], breaker: CircuitBreaker
+    ) -> Envelope:
+        try:
+            result = await link.call(tool.remote_name, arguments)
+        except UpstreamError as exc:
+            breaker.failed()
+            if exc.envelope_code in _DROPPING:
+                self._revocation.lost(link, str(exc))
+            return upstream_failure(exc.envelope_code, tool.name, exc.detail)
+        except BaseException:
+            breaker.abandoned()
+            raise
+        envelope = await shape_result(tool, result, self._settings, self._screener, self._blobs)
+        if envelope.ok:
+            breaker.succeeded()
+        else:
+            breaker.failed()
+        return envelope
+
+    def _redacted(self, envelope: Envelope) -> Envelope:
+        """No secret value leaves in an Envelope, whatever the server echoed."""
+        if not self._redactor.active:
+            return envelope
+        redact = self._redactor.redact
+        return replace(
+            envelope,
+            text=redact(envelope.text),
+            audit_detail=redact(envelope.audit_detail),
+            structured=self._redactor.redact_value(envelope.structured),
+        )

@@ -1,0 +1,172 @@
+"""Gate 10: every call decision leaves an audit event and a call record, and a session's taint
+is kept as it grows — written off the call path.
+
+``CallRecording`` turns one call into its entries; ``Recorder`` queues them, and one task
+writes what gathered in a worker thread (one transaction per batch); closing waits, bounded,
+for the rest. None is ever dropped: when the queue is full the entry is written at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Protocol
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from toolpool.calls._envelope import Envelope
+from toolpool.calls._taint import TaintDelta
+from toolpool.registry import Snapshot
+from toolpool.store import AuditEntry, CallRecord, SessionTaint, Store
+
+__all__ = ["CallRecording", "CallSession", "Recorder"]
+
+
+class CallSession(Protocol):
+    """Whose call it was, as gate 10 records it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def principal(self) -> str: ...
+
+    @property
+    def release_number(self) -> int | None: ...
+
+
+# Enough to absorb a burst of calls; when full, the entry is written at once: none is dropped.
+_QUEUE = 10_000
+_BATCH = 512
+# How long the writer gathers entries after the first one: calls come back to back, and one
+# transaction of one entry costs about 0.6 ms of CPU and one of 25 about 1.7 ms on SQLite
+# (bench/record_batches.py): a ninth per entry. A crash can lose at most this window; closing
+# the pool writes everything.
+_LINGER_S = 0.1
+# Bound on flushing what is left when the pool closes.
+_FLUSH_S = 15.0
+
+_Entry = AuditEntry | CallRecord | SessionTaint
+
+
+class Recorder:
+    """Writes audit events and call records in the background, in order, losing nothing."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._send: MemoryObjectSendStream[_Entry]
+        self._receive: MemoryObjectReceiveStream[_Entry]
+        self._send, self._receive = anyio.create_memory_object_stream[_Entry](_QUEUE)
+        self._done = anyio.Event()
+        self._closing = anyio.Event()
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()
+        try:
+            async with self._receive:
+                async for first in self._receive:
+                    batch = [first]
+                    with anyio.move_on_after(_LINGER_S):
+                        await self._closing.wait()
+                    while len(batch) < _BATCH:
+                        try:
+                            batch.append(self._receive.receive_nowait())
+                        except (anyio.WouldBlock, anyio.EndOfStream):
+                            break
+                    await anyio.to_thread.run_sync(self._write, batch)
+        finally:
+            self._done.set()
+
+    def audit(self, actor: str, action: str, resource: str, detail: Mapping[str, object]) -> None:
+        self._put(AuditEntry(actor, action, resource, detail))
+
+    def call(self, record: CallRecord) -> None:
+        self._put(record)
+
+    def taint(self, session_id: str, delta: TaintDelta) -> None:
+        self._put(SessionTaint(session_id, delta.encode(), datetime.now(UTC)))
+
+    async def aclose(self) -> None:
+        """Stop taking entries and wait (bounded) until every queued one is written."""
+        self._closing.set()
+        self._send.close()
+        with anyio.move_on_after(_FLUSH_S, shield=True):
+            await self._done.wait()
+
+    def _put(self, entry: _Entry) -> None:
+        try:
+            self._send.send_nowait(entry)
+        except (anyio.WouldBlock, anyio.ClosedResourceError):
+            self._write([entry])  # the writer is far behind, or gone: write it here, never lose it
+
+    def _write(self, batch: list[_Entry]) -> None:
+        records = [entry for entry in batch if isinstance(entry, CallRecord)]
+        events = [entry for entry in batch if isinstance(entry, AuditEntry)]
+        taints = [entry for entry in batch if isinstance(entry, SessionTaint)]
+        self._store.calls.record_calls(records, events, taints)
+
+
+class CallRecording:
+    """Gate 10 for one pool: each call's ``CallRecord`` and ``call`` audit event, queued on a
+    ``Recorder``; ``on_call`` (if any) sees each record as it is queued."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        clock: Callable[[], datetime],
+        on_call: Callable[[CallRecord], None] | None = None,
+    ) -> None:
+        self._recorder = recorder
+        self._clock = clock
+        self._on_call = on_call
+
+    def record(
+        self,
+        session: CallSession,
+        snapshot: Snapshot,
+        name: str,
+        arguments: object,
+        envelope: Envelope,
+        seconds: float,
+    ) -> None:
+        tool = snapshot.get(name)
+        alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", name[:128])
+        release = session.release_number
+        record = CallRecord(
+            session_id=session.id,
+            principal=session.principal,
+            alias=alias,
+            tool=remote,
+            code=envelope.code,
+            duration_ms=round(seconds * 1000, 3),
+            bytes_in=_size(arguments),
+            bytes_out=len(envelope.text.encode("utf-8", "surrogatepass")),
+            snapshot_version=snapshot.version,
+            release=release,
+            at=self._clock(),
+        )
+        self._recorder.call(record)
+        if self._on_call is not None:
+            self._on_call(record)
+        detail: dict[str, object] = {
+            "code": envelope.code,
+            "session": session.id,
+            "snapshot": snapshot.version,
+            "release": release,
+        }
+        if envelope.audit_detail:
+            detail["upstream"] = envelope.audit_detail
+        self._recorder.audit(session.principal, "call", f"{alias}/{remote}" if alias else remote, detail)
+
+
+def _size(arguments: object) -> int:
+    """The arguments' size in bytes for the call record; 0 for what has no JSON form (too
+    deep, say: gate 5 refused it), since recording must never raise."""
+    try:
+        return len(json.dumps(arguments, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError, RecursionError):
+        return 0

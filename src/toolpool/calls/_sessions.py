@@ -1,0 +1,150 @@
+"""Sessions: one conversation's view of a pool — who it acts for, its ticket, its release, its
+taint.
+
+A session's snapshots show only what its ticket allows (R10) within its release (R15), and its
+taint ledger remembers the untrusted results it has seen, so that none of that text reaches a
+write tool's arguments (gate 6). ``pool.call`` made outside a session belongs to the pool's
+default session.
+
+``Sessions`` opens them: without a store, local ones; with a store, each bound to the current
+release (or, resumed by id, to its own) with its taint kept in the store as it grows and given
+back on resume, in whichever process resumes it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+from toolpool.calls._envelope import Envelope
+from toolpool.calls._pipeline import CallPipeline
+from toolpool.calls._recording import Recorder
+from toolpool.calls._taint import TaintDelta, TaintLedger
+from toolpool.calls._visible import ReleaseView, Visibility
+from toolpool.errors import UsageError
+from toolpool.registry import Snapshot
+from toolpool.store import Store
+from toolpool.tickets import Ticket
+
+__all__ = ["Session", "Sessions"]
+
+
+class Session:
+    """Calls on behalf of ``principal`` with ``ticket``; create it with ``pool.session()``.
+
+    ``release`` is the management release the session is bound to (R15), or None where the
+    pool has no store; ``taint`` its ledger.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        principal: str,
+        ticket: Ticket | None,
+        release: ReleaseView | None,
+        taint: TaintLedger,
+        pipeline: CallPipeline,
+        visibility: Visibility,
+    ) -> None:
+        self.id = session_id
+        self.principal = principal
+        self.ticket = ticket
+        self.release = release
+        self.taint = taint
+        self._pipeline = pipeline
+        self._visibility = visibility
+
+    def __repr__(self) -> str:
+        return f"<Session {self.id} of {self.principal!r}>"
+
+    @property
+    def release_number(self) -> int | None:
+        return None if self.release is None else self.release.number
+
+    def snapshot(self) -> Snapshot:
+        """The tools this session's ticket may call, for one model request (R10)."""
+        return self._visibility.snapshot(self.ticket, self.release)
+
+    async def call(
+        self, snapshot: Snapshot, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> Envelope:
+        """Run one call through every gate with this session's ticket and taint."""
+        return await self.run(snapshot, name, {} if arguments is None else arguments, self.ticket)
+
+    async def run(self, snapshot: Snapshot, name: str, arguments: object, ticket: Ticket | None) -> Envelope:
+        """One call in this session with ``ticket`` (``pool.call`` brings its own)."""
+        return await self._pipeline.run(self, snapshot, name, arguments, ticket)
+
+    def record_untrusted(self, text: str) -> None:
+        """Remember text from elsewhere that a model was shown (a fetched result blob, say),
+        so that gate 6 treats it as untrusted too."""
+        self.taint.record(text)
+
+
+class Sessions:
+    """Opens a pool's sessions; ``store`` and ``recorder`` are None for a pool without one."""
+
+    def __init__(
+        self,
+        pipeline: CallPipeline,
+        visibility: Visibility,
+        store: Store | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
+        self._pipeline = pipeline
+        self._visibility = visibility
+        self._store = store
+        self._recorder = recorder
+        self._releases: dict[int, ReleaseView] = {}
+        self._numbers = itertools.count(1)
+        self.default = self._made("pool", "pool", None, None, TaintLedger())
+
+    def open(self, principal: str, ticket: Ticket | None, resume: str | None = None) -> Session:
+        """A new session, or ``resume``'s own (R15).
+
+        Raises:
+            UsageError: a resume without a store, an unknown session, or one whose kept taint
+                cannot be read (a session that cannot get its taint back is not resumed).
+        """
+        if self._store is None:
+            if resume is not None:
+                raise UsageError("sessions can be resumed only with a store")
+            return self._made(f"local-{next(self._numbers)}", principal, ticket, None, TaintLedger())
+        if resume is None:
+            session_id, number = self._store.releases.open_session(principal)
+            return self._made(session_id, principal, ticket, self._release(number), self._ledger(session_id))
+        bound = self._store.releases.session_release(resume)
+        if bound is None:
+            raise UsageError(f"no session {resume!r} to resume")
+        ledger = self._ledger(resume)
+        try:
+            ledger.restore([TaintDelta.decode(data) for data in self._store.releases.session_taint(resume)])
+        except ValueError as exc:
+            raise UsageError(f"session {resume!r} cannot be resumed: its taint record is damaged") from exc
+        return self._made(resume, principal, ticket, self._release(bound), ledger)
+
+    def _made(
+        self,
+        session_id: str,
+        principal: str,
+        ticket: Ticket | None,
+        release: ReleaseView | None,
+        taint: TaintLedger,
+    ) -> Session:
+        return Session(session_id, principal, ticket, release, taint, self._pipeline, self._visibility)
+
+    def _ledger(self, session_id: str) -> TaintLedger:
+        recorder = self._recorder
+        if recorder is None:
+            return TaintLedger()
+        return TaintLedger(lambda delta: recorder.taint(session_id, delta))
+
+    def _release(self, number: int) -> ReleaseView:
+        assert self._store is not None
+        view = self._releases.get(number)
+        if view is None:
+            view = self._releases[number] = ReleaseView.of(
+                number, self._store.releases.release(number).content
+            )
+        return view

@@ -1,0 +1,84 @@
+"""The store's call records (gate 10): written in batches with their audit events and the
+sessions' taint, read in pages and as statistics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Connection, insert
+
+from toolpool.store._calls_read import call_page
+from toolpool.store._codec import storable
+from toolpool.store._database import Database
+from toolpool.store._stats import call_stats
+from toolpool.store._tables import call_records, session_taint
+from toolpool.store._values import AuditEntry, CallRecord, CallStats, SessionTaint
+
+__all__ = ["Calls"]
+
+
+class Calls:
+    """What each call did, as gate 10 recorded it: ``store.calls``."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def record_call(self, record: CallRecord) -> None:
+        """Store one call's record (gate 10)."""
+        self.record_calls([record])
+
+    def record_calls(
+        self,
+        records: Sequence[CallRecord],
+        events: Sequence[AuditEntry] = (),
+        taints: Sequence[SessionTaint] = (),
+    ) -> None:
+        """Store call records, append audit events and keep sessions' taint, all in one
+        transaction: gate 10 for a batch of calls costs about what one call's costs."""
+        rows = [_call_values(record) for record in records]
+        if not events:
+            with self._db.guard(), self._db.engine.begin() as connection:
+                if rows:
+                    connection.execute(insert(call_records), rows)
+                _insert_taints(connection, taints)
+            return
+        with self._db.write() as tx:
+            tx.append_many(events)
+            if rows:
+                tx.connection.execute(insert(call_records), rows)
+            _insert_taints(tx.connection, taints)
+
+    def call_stats(self, since: datetime | None = None) -> list[CallStats]:
+        """Per (alias, tool): calls, Envelope codes, p50 and p95 latency (since ``since``)."""
+        with self._db.read() as connection:
+            return call_stats(connection, since)
+
+    def call_records(
+        self, after_id: int | None = None, limit: int | None = None
+    ) -> list[tuple[int, CallRecord]]:
+        """Call records in id order, after ``after_id``, at most ``limit``: ``(id, record)``."""
+        with self._db.read() as connection:
+            return call_page(connection, after_id, limit)
+
+
+def _insert_taints(connection: Connection, taints: Sequence[SessionTaint]) -> None:
+    if taints:
+        rows = [{"session_id": t.session_id, "data": t.data, "at": t.at} for t in taints]
+        connection.execute(insert(session_taint), rows)
+
+
+def _call_values(record: CallRecord) -> dict[str, object]:
+    return {
+        "at": record.at,
+        "session_id": record.session_id,
+        "principal": None if record.principal is None else storable(record.principal),
+        "alias": storable(record.alias),
+        "tool": storable(record.tool),
+        "code": storable(record.code),
+        "duration_ms": float(record.duration_ms),
+        "bytes_in": record.bytes_in,
+        "bytes_out": record.bytes_out,
+        "snapshot_version": record.snapshot_version,
+        "release": record.release,
+    }

@@ -1,0 +1,39 @@
+"""A pool's store: opened (or adopted) with the configuration's tool policies synced into it."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import anyio.to_thread
+
+from toolpool.config import Config
+from toolpool.store._crypto import SecretKey
+from toolpool.store._store import Store
+
+__all__ = ["open_synced"]
+
+
+async def open_synced(config: Config, store: Store | None, key: SecretKey | None) -> tuple[Store, bool]:
+    """``store``, or the store of ``config.store_url`` opened with ``key``, with every alias's
+    tool policies, ``enabled`` flags and spec hash synced into it as actor ``config``; and
+    whether it was opened here (the caller closes it then). A store opened here is closed
+    again if the sync fails.
+
+    Raises:
+        UsageError: the store cannot be opened.
+    """
+    owned = store is None
+    opened = (
+        store
+        if store is not None
+        else await anyio.to_thread.run_sync(lambda: Store.open(config.store_url, key=key))
+    )
+    try:
+        for alias, spec in config.servers.items():
+            sync = partial(opened.tools.sync_policy, alias, spec.tools, spec_hash=spec.spec_hash)
+            await anyio.to_thread.run_sync(sync)
+    except BaseException:
+        if owned:
+            opened.close()
+        raise
+    return opened, owned
