@@ -42,6 +42,11 @@ class Snapshot:
     def names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
 
+    @property
+    def list_tokens(self) -> int:
+        """What listing every tool of this snapshot costs a model's prompt (estimated)."""
+        return sum(tool.list_tokens for tool in self.tools)
+
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from toolpool._list_tokens import definition_tokens
 from toolpool.config import PoolSettings, ServerSpec, ToolPolicy
 from toolpool.errors import ConnectionRefused
 from toolpool.upstream import Link, PublishedTool
@@ -155,15 +157,21 @@ def _expose(
     settings: PoolSettings,
     owner: Link,
 ) -> ExposedTool:
+    name = local_name(alias, tool.name)
+    description = cut_description(tool.description, settings.description_max_chars)
+    listed: dict[str, Any] = {"name": name, "description": description, "inputSchema": input_schema.schema}
+    if output_schema is not None:
+        listed["outputSchema"] = output_schema.schema
     return ExposedTool(
-        name=local_name(alias, tool.name),
+        name=name,
         alias=alias,
         remote_name=tool.name,
-        description=cut_description(tool.description, settings.description_max_chars),
+        description=description,
         policy=policy,
         definition_hash=tool.definition_hash(),
         input=input_schema,
         output=output_schema,
         annotations=tool.annotations,
         owner=owner,
+        list_tokens=definition_tokens(listed),
     )

@@ -34,6 +34,8 @@ class ExposedTool:
     annotations: Mapping[str, Any]
     owner: Link = field(repr=False)
     untrusted: bool = True
+    list_tokens: int = 0
+    """What this tool costs a model's prompt as listed (``toolpool._list_tokens``)."""
 
     @property
     def input_schema(self) -> Mapping[str, Any]:
