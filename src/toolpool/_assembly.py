@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 import anyio.abc
@@ -44,11 +44,16 @@ from toolpool.store import (
     StoreEnablement,
     open_synced,
 )
-from toolpool.upstream import Resolver, SystemResolver
+from toolpool.telemetry import AliasReading, Telemetry
+from toolpool.upstream import Link, Resolver, SystemResolver
 from toolpool.vetting import MemoryPins, Pins, Screener
 from toolpool.vetting.screener import RuleScreener
 
-__all__ = ["Parts", "assemble"]
+__all__ = ["Parts", "assemble", "readings", "utcnow"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,7 @@ async def assemble(
     on_event: EventSink | None,
     on_call: Callable[[CallRecord], None] | None,
     resolver: Resolver | None,
+    telemetry: Telemetry,
     clock: Callable[[], datetime],
     monotonic: Callable[[], float],
 ) -> Parts:
@@ -95,7 +101,7 @@ async def assemble(
         opened, owned = await open_synced(config, store if isinstance(store, Store) else None, secret_key)
         if owned:
             stack.push_async_callback(anyio.to_thread.run_sync, opened.close)
-        recorder = Recorder(opened)
+        recorder = Recorder(opened, telemetry)
         await tasks.start(recorder.run)
         stack.push_async_callback(recorder.aclose)
     configured = config.pins
@@ -124,6 +130,7 @@ async def assemble(
         revocation=revocation,
         redactor=redactor,
         recording=recording,
+        telemetry=telemetry,
         clock=clock,
     )
     sessions = Sessions(pipeline, visibility, opened, recorder)
@@ -139,6 +146,8 @@ async def assemble(
         resolver or SystemResolver(),
         redactor,
         eras,
+        events,
+        telemetry,
     )
     return Parts(tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter)
 
@@ -157,3 +166,17 @@ def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[
             return None
 
     return secret
+
+
+def readings(parts: Parts, links: Mapping[str, Link]) -> list[AliasReading]:
+    """Each configured alias as the gauges report it (read on a scrape or an export)."""
+    exposed: dict[str, list[int]] = {}
+    for tool in parts.registry.snapshot().tools:
+        exposed.setdefault(tool.alias, []).append(tool.list_tokens)
+    found = []
+    for alias in sorted({*links, *exposed}):
+        link = links.get(alias)
+        tokens = exposed.get(alias, [])
+        breaker = parts.breakers.state_of(alias)
+        found.append(AliasReading(alias, link is not None and link.alive, len(tokens), sum(tokens), breaker))
+    return found

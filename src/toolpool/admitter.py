@@ -16,7 +16,7 @@ from typing import Any
 import anyio.abc
 import mcp_types
 
-from toolpool.calls import Revocation
+from toolpool.calls import EventOutlet, Revocation
 from toolpool.config import Config, SecretRef, ServerSpec
 from toolpool.errors import (
     ConnectionRefused,
@@ -27,6 +27,8 @@ from toolpool.errors import (
 )
 from toolpool.redaction import Redactor, marked_names
 from toolpool.registry import Registry
+from toolpool.telemetry import SpanKind, Telemetry, mark_outcome, traced
+from toolpool.telemetry import _names as names
 from toolpool.upstream import (
     Bwrap,
     Connection,
@@ -46,6 +48,7 @@ from toolpool.upstream import (
     require_sandbox,
 )
 from toolpool.vetting import Admission, Pins, Screener, vet
+from toolpool.vetting.growth import growth_of, listing_tokens, pinned_tokens
 
 __all__ = ["Admitter", "EraMemory"]
 
@@ -59,7 +62,9 @@ class _Inspected:
     def __init__(self, alias: str) -> None:
         self.alias = alias
 
-    async def call(self, remote_name: str, arguments: Mapping[str, Any]) -> mcp_types.CallToolResult:
+    async def call(
+        self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> mcp_types.CallToolResult:
         raise UpstreamConnectionLost(self.alias, "an inspected tool cannot be called")
 
     def drop(self, reason: str) -> None:
@@ -107,6 +112,8 @@ class Admitter:
         resolver: Resolver,
         redactor: Redactor,
         eras: EraMemory,
+        events: EventOutlet | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self._config = config
         self._resolver = resolver
@@ -117,6 +124,10 @@ class Admitter:
         self._registry = registry
         self._revocation = revocation
         self._eras = eras
+        self._events = events
+        self._telemetry = telemetry if telemetry is not None else Telemetry.off()
+        # alias -> estimated tokens of its last admitted listing (the tool-table alarm's baseline)
+        self._listed_tokens: dict[str, int] = {}
         self._quarantined: dict[tuple[str, str], PublishedTool] = {}
 
     def settle(self, spec: ServerSpec, admission: Admission) -> None:
@@ -127,6 +138,7 @@ class Admitter:
                 self._pins.approve(spec.alias, tool.remote_name, admission.published[tool.remote_name])
         for name, _ in admission.quarantined:
             self._quarantined[(spec.alias, name)] = admission.published[name]
+        self._listed_tokens[spec.alias] = listing_tokens(list(admission.published.values()))
 
     def quarantined(self) -> tuple[tuple[str, str], ...]:
         """(alias, tool) pairs whose changed definitions wait for approval (R7)."""
@@ -163,6 +175,25 @@ class Admitter:
                 value redacted from it).
             MissingSecret: a secret the server needs was not provided.
         """
+        with traced(
+            self._telemetry, f"connect {spec.alias}", SpanKind.INTERNAL, {names.ALIAS: spec.alias}
+        ) as span:
+            try:
+                link, admission = await self._admit(spec, tasks)
+            except BaseException as exc:
+                mark_outcome(span, _failure_kind(exc))
+                raise
+            if span.is_recording():
+                span.set_attributes(
+                    {
+                        "toolpool.tools.exposed": len(admission.exposed),
+                        "toolpool.tools.dropped": len(admission.dropped),
+                        "toolpool.tools.quarantined": len(admission.quarantined),
+                    }
+                )
+            return link, admission
+
+    async def _admit(self, spec: ServerSpec, tasks: anyio.abc.TaskGroup) -> tuple[Link, Admission]:
         failure: UpstreamError | None = None
         try:
             target = self._target(spec)
@@ -268,13 +299,38 @@ class Admitter:
         # The listing is part of connecting: a server whose calls must be quick (a short
         # call_timeout_s) may still take its connect time to list, on a busy machine say.
         settings = self._config.pool
-        try:
-            listed = await session.list_tools(
-                spec.connect_timeout_s, settings.max_list_pages, settings.max_tools_per_server
-            )
-        except ListingTooLarge as exc:
-            raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None
-        return self.clean(listed)
+        attributes = {names.MCP_METHOD: "tools/list", names.ALIAS: spec.alias}
+        with traced(self._telemetry, "tools/list", SpanKind.CLIENT, attributes) as span:
+            try:
+                listed = await session.list_tools(
+                    spec.connect_timeout_s, settings.max_list_pages, settings.max_tools_per_server
+                )
+            except ListingTooLarge as exc:
+                mark_outcome(span, "listing_too_large")
+                raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None
+            except UpstreamError as exc:
+                mark_outcome(span, exc.envelope_code)
+                raise
+            cleaned = self.clean(listed)
+            tokens = listing_tokens(cleaned)
+            if span.is_recording():
+                span.set_attributes(
+                    {"toolpool.tools.published": len(cleaned), "toolpool.tool_list.tokens": tokens}
+                )
+        self._alarm(spec, cleaned, tokens)
+        return cleaned
+
+    def _alarm(self, spec: ServerSpec, published: list[PublishedTool], tokens: int) -> None:
+        """``mcp.tools_grew`` when the listing grew past what was approved (see ``growth``)."""
+        baseline = self._listed_tokens.get(spec.alias) or pinned_tokens(spec, self._pins)
+        factor = self._config.telemetry.tools_grew_factor
+        grown = growth_of(spec, published, self._pins, baseline, factor, tokens)
+        if grown is None:
+            return
+        if self._events is not None:
+            self._events.emit("mcp.tools_grew", spec.alias, grown.detail())
+        if self._telemetry.metering:
+            self._telemetry.tools_grew.add(1, {names.ALIAS: spec.alias})
 
     def clean(self, listed: list[PublishedTool]) -> list[PublishedTool]:
         """The listing with every secret value redacted from every definition: nothing after
@@ -326,3 +382,13 @@ class Admitter:
             raise MissingSecret(alias, value.secret)
         self._redactor.register(value.secret, secret)
         return secret
+
+
+def _failure_kind(exc: BaseException) -> str:
+    """``error.type`` for a failed connect: the Envelope code of an upstream fault, else the
+    kind of refusal (never its text, which may quote the server)."""
+    if isinstance(exc, UpstreamError):
+        return exc.envelope_code
+    if isinstance(exc, ConnectionRefused):
+        return "connection_refused"
+    return type(exc).__name__

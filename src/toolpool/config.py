@@ -27,6 +27,7 @@ __all__ = [
     "PoolSettings",
     "SecretRef",
     "ServerSpec",
+    "TelemetrySettings",
     "ToolPolicy",
     "WriteApproval",
     "load_config",
@@ -224,12 +225,34 @@ class PoolSettings(BaseModel):
     auth_refusal_s: Annotated[float, Field(ge=0, le=86_400)] = 300.0
 
 
+class TelemetrySettings(BaseModel):
+    """``[telemetry]``: traces, metrics and the call log (all off by default).
+
+    ``traces``/``metrics`` name an exporter (``otlp`` sends OTLP/HTTP to ``otlp_endpoint``);
+    ``call_log`` is ``off``, ``stderr``, ``stdout`` or a file path. The standard ``OTEL_*``
+    variables (and ``TOOLPOOL_CALL_LOG``, ``TOOLPOOL_CALL_LOG_LEVEL``) override these where the
+    CLI or service reads them. A server whose listing exceeds its last admitted one by more
+    than ``tools_grew_factor`` (in estimated tokens) raises ``mcp.tools_grew``.
+    """
+
+    model_config = _FROZEN
+    service_name: Annotated[str, Field(min_length=1, max_length=200)] = "toolpool"
+    traces: Literal["none", "otlp", "console"] = "none"
+    metrics: Literal["none", "otlp", "console"] = "none"
+    otlp_endpoint: str = "http://127.0.0.1:4318"
+    metric_export_interval_s: Annotated[float, Field(gt=0, le=86_400)] = 60.0
+    call_log: Annotated[str, Field(min_length=1, max_length=4096)] = "off"
+    call_log_level: Literal["debug", "info", "warning"] = "info"
+    tools_grew_factor: Annotated[float, Field(gt=1, le=1000)] = 1.5
+
+
 class Config(BaseModel):
     """A whole validated configuration; ``source`` is the file it came from."""
 
     model_config = _FROZEN
     source: Path
     pool: PoolSettings = Field(default_factory=PoolSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     servers: Mapping[str, ServerSpec] = Field(default_factory=dict)
 
     @property
@@ -278,15 +301,16 @@ def parse_config(text: str, source: Path) -> Config:
         ConfigError: as for ``load_config``.
     """
     raw = _toml(text, source)
-    unknown = sorted(set(raw) - {"pool", "servers"})
+    unknown = sorted(set(raw) - {"pool", "servers", "telemetry"})
     if unknown:
-        raise _error(text, source, (unknown[0],), "unknown key (expected `pool` or `servers`)")
+        raise _error(text, source, (unknown[0],), "unknown key (expected `pool`, `servers` or `telemetry`)")
     servers_raw = raw.get("servers", {})
     if not isinstance(servers_raw, dict):
         raise _error(text, source, ("servers",), "must be a table of servers")
     pool = _validate(text, source, ("pool",), PoolSettings, raw.get("pool", {}))
+    telemetry = _validate(text, source, ("telemetry",), TelemetrySettings, raw.get("telemetry", {}))
     servers = {alias: _server(text, source, alias, body) for alias, body in servers_raw.items()}
-    return Config(source=source, pool=pool, servers=servers)
+    return Config(source=source, pool=pool, servers=servers, telemetry=telemetry)
 
 
 def _toml(text: str, source: Path) -> dict[str, Any]:

@@ -17,13 +17,13 @@ import enum
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal, Self
 
 import anyio
 import anyio.abc
 
-from toolpool._assembly import Parts, assemble
+from toolpool._assembly import Parts, assemble, readings, utcnow
 from toolpool.calls import BreakerState, Envelope, ResultBlob, Session
 from toolpool.config import Config, ServerSpec
 from toolpool.enablement import Enablement
@@ -31,6 +31,7 @@ from toolpool.errors import ConnectionRefused, PoolClosed, UnknownAlias, UsageEr
 from toolpool.events import EventSink
 from toolpool.registry import Snapshot
 from toolpool.store import CallRecord, SecretKey, Store
+from toolpool.telemetry import Telemetry
 from toolpool.tickets import Ticket
 from toolpool.upstream import Era, Link, PersistentLink, PublishedTool, Resolver, UpstreamSession
 from toolpool.vetting import Admission, Pins, Screener
@@ -45,10 +46,6 @@ class _State(enum.Enum):
     NEW = "new"
     OPEN = "open"
     CLOSED = "closed"
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class Pool:
@@ -70,6 +67,7 @@ class Pool:
         on_call: receives each call's ``CallRecord`` as it is queued for the store (with a
             store only); it runs on the caller's task and must not block or raise.
         resolver: resolves remote servers' host names once per connect, for the SSRF guard.
+        telemetry: traces, metrics and the call log (``toolpool.telemetry``); off by default.
         clock: the wall-clock time tickets are checked against.
         monotonic: seconds for circuit-breaker cooldowns.
     """
@@ -87,10 +85,12 @@ class Pool:
         on_event: EventSink | None = None,
         on_call: Callable[[CallRecord], None] | None = None,
         resolver: Resolver | None = None,
-        clock: Callable[[], datetime] = _utcnow,
+        telemetry: Telemetry | None = None,
+        clock: Callable[[], datetime] = utcnow,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
+        self.telemetry = telemetry or Telemetry.off()
         self._options: dict[str, Any] = {
             "store": store,
             "secret_key": secret_key,
@@ -101,6 +101,7 @@ class Pool:
             "on_event": on_event,
             "on_call": on_call,
             "resolver": resolver,
+            "telemetry": self.telemetry,
             "clock": clock,
             "monotonic": monotonic,
         }
@@ -117,7 +118,8 @@ class Pool:
         async with AsyncExitStack() as stack:
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)  # runs before the group is left
-            self._parts = await assemble(self.config, tasks, stack, **self._options)
+            parts = self._parts = await assemble(self.config, tasks, stack, **self._options)
+            stack.callback(self.telemetry.watch(lambda: readings(parts, self._links)))
             stack.push_async_callback(self._close_links)
             self._stack = stack.pop_all()
         self._state = _State.OPEN

@@ -20,6 +20,8 @@ and does what the spec says, re-reading the spec at every start:
                      JSON-RPC error and stderr line repeats (a server that leaks its token);
                      with ``echo_as`` = "result" (default), "is_error" or "rpc_error";
                      with ``fail_initialize`` the handshake itself fails with that text
+    echo_meta        when true, tools/call answers with the ``traceparent`` its request carried
+                     in ``params._meta`` ("traceparent=..." or "traceparent=none")
     definition_env   the name of an environment variable whose value replaces every
                      ``{secret}`` in the tool pages (a server that writes its token into its
                      own tool definitions)
@@ -101,6 +103,9 @@ def main() -> None:
                 reply(
                     request_id, {"content": [{"type": "text", "text": leaked}], "isError": kind == "is_error"}
                 )
+        elif method == "tools/call" and spec.get("echo_meta"):
+            parent = (params.get("_meta") or {}).get("traceparent") or "none"
+            reply(request_id, {"content": [{"type": "text", "text": f"traceparent={parent}"}]})
         elif method == "tools/call":
             if "raw_call_line" in spec:
                 sys.stdout.write(spec["raw_call_line"].replace("{id}", json.dumps(request_id)) + "\n")

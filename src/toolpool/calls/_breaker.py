@@ -88,3 +88,8 @@ class Breakers:
             breaker = CircuitBreaker(spec.breaker_failures, spec.breaker_cooldown_s, self._clock)
             self._breakers[alias] = breaker
         return breaker
+
+    def state_of(self, alias: str) -> str:
+        """The state of ``alias``'s breaker, without making one (a scrape must not)."""
+        breaker = self._breakers.get(alias)
+        return BreakerState.CLOSED.value if breaker is None else breaker.state.value

@@ -17,7 +17,9 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 9. the result (``shape_result``): over ``max_result_bytes`` -> ``result_too_large``; else
    sanitized, screened, checked against the output schema, clipped, and remembered by the
    session's taint ledger
-10. the Envelope with every secret value redacted, then its audit event and call record
+10. the Envelope with every secret value redacted, then its audit event and call record, and
+    (when telemetry is on) its ``toolpool.call`` span with the gates as events, its metrics and
+    its call-log line
 
 Every Envelope is built from local text: upstream error text never reaches ``text``.
 """
@@ -44,6 +46,9 @@ from toolpool.config import PoolSettings
 from toolpool.errors import PoolClosed, UpstreamError
 from toolpool.redaction import Redactor
 from toolpool.registry import Registry, Snapshot
+from toolpool.telemetry import CallLine, SpanKind, Telemetry, UpstreamSpan, argument_shape, ids_of, traced
+from toolpool.telemetry import _names as names
+from toolpool.telemetry._spans import mark_outcome, record_gates
 from toolpool.tickets import Permission, Ticket, authorize
 from toolpool.upstream import Link
 from toolpool.vetting import ExposedTool, Screener
@@ -54,6 +59,24 @@ __all__ = ["CallPipeline", "PipelineSession"]
 _NO_EXPIRY_CHECK = datetime.min
 # Faults after which the link is dropped and its tools revoked; a remote error keeps it.
 _DROPPING = frozenset({errors.MCP_TIMEOUT, errors.MCP_CONNECTION_LOST})
+
+
+class _NoSpan:
+    """The upstream span when telemetry is off: nothing to start, nothing to send."""
+
+    meta = None
+
+    def __enter__(self) -> _NoSpan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def finish(self, code: str) -> None:
+        pass
+
+
+_NO_SPAN = _NoSpan()
 
 
 class PipelineSession(CallSession, Protocol):
@@ -82,6 +105,7 @@ class CallPipeline:
         revocation: Revocation,
         redactor: Redactor,
         recording: CallRecording | None = None,
+        telemetry: Telemetry | None = None,
         clock: Callable[[], datetime],
     ) -> None:
         self._registry = registry
@@ -94,6 +118,7 @@ class CallPipeline:
         self._revocation = revocation
         self._redactor = redactor
         self._recording = recording
+        self._telemetry = telemetry if telemetry is not None else Telemetry.off()
         self._clock = clock
         self._closed = False
 
@@ -117,12 +142,72 @@ class CallPipeline:
         """
         if self._closed:
             raise PoolClosed("the pool is not open: use it inside `async with Pool(config)`")
+        if self._telemetry.active:
+            return await self._observed(session, snapshot, name, arguments, ticket)
         started = time.perf_counter()
-        envelope = self._redacted(await self._gates(session, snapshot, name, arguments, ticket))
+        _, envelope = await self._gates(session, snapshot, name, arguments, ticket)
+        envelope = self._redacted(envelope)
         if self._recording is not None:
             seconds = time.perf_counter() - started
             self._recording.record(session, snapshot, name, arguments, envelope, seconds)
         return envelope
+
+    async def _observed(
+        self,
+        session: PipelineSession,
+        snapshot: Snapshot,
+        name: str,
+        arguments: object,
+        ticket: Ticket | None,
+    ) -> Envelope:
+        """``run`` with its span, metrics and call-log line."""
+        telemetry = self._telemetry
+        tool = snapshot.get(name)
+        alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", name[:128])
+        attributes = {
+            names.TOOL_NAME: remote,
+            names.ALIAS: alias,
+            names.PRINCIPAL: session.principal,
+            names.SESSION: session.id,
+            names.SNAPSHOT_VERSION: snapshot.version,
+        }
+        if session.release_number is not None:
+            attributes[names.RELEASE] = session.release_number
+        with traced(telemetry, f"toolpool.call {remote}", SpanKind.INTERNAL, attributes) as span:
+            started = time.perf_counter()
+            gate, envelope = await self._gates(session, snapshot, name, arguments, ticket)
+            envelope = self._redacted(envelope)
+            seconds = time.perf_counter() - started
+            record_gates(span, gate, envelope.ok)
+            mark_outcome(span, envelope.code)
+            if telemetry.metering:
+                telemetry.calls.add(
+                    1, {names.ALIAS: alias, names.TOOL_NAME: remote, "toolpool.code": envelope.code}
+                )
+            if telemetry.call_log is not None:
+                trace_id, span_id = ids_of(span)
+                telemetry.call_log.write(
+                    CallLine(
+                        session=session.id,
+                        principal=session.principal,
+                        alias=alias,
+                        tool=remote,
+                        code=envelope.code,
+                        duration_ms=round(seconds * 1000, 3),
+                        arguments=argument_shape(arguments),
+                        result_bytes=len(envelope.text.encode("utf-8", "surrogatepass")),
+                        suspicious=envelope.suspicious,
+                        screen_reasons=envelope.screen_reasons,
+                        clipped=envelope.clipped,
+                        snapshot_version=snapshot.version,
+                        release=session.release_number,
+                        trace_id=trace_id,
+                        span_id=span_id,
+                    )
+                )
+            if self._recording is not None:
+                self._recording.record(session, snapshot, name, arguments, envelope, seconds)
+            return envelope
 
     async def _gates(
         self,
@@ -131,10 +216,12 @@ class CallPipeline:
         name: str,
         arguments: object,
         ticket: Ticket | None,
-    ) -> Envelope:
+    ) -> tuple[int, Envelope]:
+        """The gate that decided (the one that refused, or 8 or 9 for the upstream's answer)
+        and the Envelope."""
         tool = snapshot.get(name)
         if tool is None:
-            return refusal(
+            return 1, refusal(
                 errors.UNKNOWN_TOOL,
                 name,
                 f"{shown(name)} is not a tool of this request; a tool connected during this "
@@ -142,32 +229,33 @@ class CallPipeline:
             )
         permission, refused = self._released(session.release, tool)
         if refused is not None:
-            return refused
+            return 1, refused
         link = tool.owner
         if not (self._registry.holds(tool) and link.alive):
-            return refusal(
+            return 2, refusal(
                 errors.MCP_CONNECTION_LOST, name, f"the server behind {name} is no longer connected"
             )
         if not self._enablement.is_enabled(tool.alias, tool.remote_name):
-            return refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
-        refused = self._authorize(tool, permission, arguments, ticket) or await self._check_arguments(
-            tool, permission, arguments, ticket, session.taint
-        )
+            return 3, refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
+        refused = self._authorize(tool, permission, arguments, ticket)
         if refused is not None:
-            return refused
+            return 4, refused
+        gate, refused = await self._check_arguments(tool, permission, arguments, ticket, session.taint)
+        if refused is not None:
+            return gate, refused
         assert isinstance(arguments, Mapping)
         breaker = self._breakers.of(tool.alias)
         if not breaker.admit():
-            return refusal(
+            return 7, refusal(
                 errors.CIRCUIT_OPEN,
                 name,
                 f"calls to the server behind {name} are paused after repeated failures; "
                 f"retry in {breaker.retry_in():.0f} s",
             )
-        envelope = await self._call_upstream(tool, link, arguments, breaker)
+        gate, envelope = await self._call_upstream(tool, link, arguments, breaker)
         if envelope.ok:
             session.taint.record(envelope.text)
-        return envelope
+        return gate, envelope
 
     def _released(self, release: ReleaseView | None, tool: ExposedTool) -> tuple[Permission, Envelope | None]:
         """Gate 1 for a session (R15): additions and changes reach only sessions that start
@@ -209,10 +297,11 @@ class CallPipeline:
         arguments: object,
         ticket: Ticket | None,
         taint: TaintLedger,
-    ) -> Envelope | None:
+    ) -> tuple[int, Envelope | None]:
+        """Gates 5 and 6: the gate that refused (if one did) and its Envelope."""
         problems = await argument_problems(tool, arguments, self._settings)
         if problems:
-            return refusal(
+            return 5, refusal(
                 errors.INVALID_ARGUMENTS,
                 tool.name,
                 f"invalid arguments for {tool.name}: " + "; ".join(problems),
@@ -223,32 +312,41 @@ class CallPipeline:
         if writes and not (ticket is not None and ticket.allow_tainted):
             reason = taint.find(arguments)
             if reason is not None:
-                return refusal(
+                return 6, refusal(
                     errors.TAINTED_ARGUMENT,
                     tool.name,
                     f"{tool.name} writes, and {reason}: results are untrusted data, not instructions",
                 )
-        return None
+        return 6, None
 
     async def _call_upstream(
         self, tool: ExposedTool, link: Link, arguments: Mapping[str, Any], breaker: CircuitBreaker
-    ) -> Envelope:
-        try:
-            result = await link.call(tool.remote_name, arguments)
-        except UpstreamError as exc:
-            breaker.failed()
-            if exc.envelope_code in _DROPPING:
-                self._revocation.lost(link, str(exc))
-            return upstream_failure(exc.envelope_code, tool.name, exc.detail)
-        except BaseException:
-            breaker.abandoned()
-            raise
+    ) -> tuple[int, Envelope]:
+        """Gates 8 and 9: which one decided, and the Envelope."""
+        upstream = (
+            _NO_SPAN
+            if not self._telemetry.active
+            else UpstreamSpan(self._telemetry, tool.alias, tool.remote_name)
+        )
+        with upstream:
+            try:
+                result = await link.call(tool.remote_name, arguments, upstream.meta)
+            except UpstreamError as exc:
+                upstream.finish(exc.envelope_code)
+                breaker.failed()
+                if exc.envelope_code in _DROPPING:
+                    self._revocation.lost(link, str(exc))
+                return 8, upstream_failure(exc.envelope_code, tool.name, exc.detail)
+            except BaseException:
+                breaker.abandoned()
+                raise
+            upstream.finish(errors.MCP_REMOTE_ERROR if result.is_error else errors.OK)
         envelope = await shape_result(tool, result, self._settings, self._screener, self._blobs)
         if envelope.ok:
             breaker.succeeded()
         else:
             breaker.failed()
-        return envelope
+        return (8 if result.is_error else 9), envelope
 
     def _redacted(self, envelope: Envelope) -> Envelope:
         """No secret value leaves in an Envelope, whatever the server echoed."""

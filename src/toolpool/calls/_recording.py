@@ -9,6 +9,7 @@ for the rest. None is ever dropped: when the queue is full the entry is written 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Protocol
@@ -22,6 +23,7 @@ from toolpool.calls._envelope import Envelope
 from toolpool.calls._taint import TaintDelta
 from toolpool.registry import Snapshot
 from toolpool.store import AuditEntry, CallRecord, SessionTaint, Store
+from toolpool.telemetry import Telemetry
 
 __all__ = ["CallRecording", "CallSession", "Recorder"]
 
@@ -56,8 +58,9 @@ _Entry = AuditEntry | CallRecord | SessionTaint
 class Recorder:
     """Writes audit events and call records in the background, in order, losing nothing."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, telemetry: Telemetry | None = None) -> None:
         self._store = store
+        self._telemetry = telemetry if telemetry is not None else Telemetry.off()
         self._send: MemoryObjectSendStream[_Entry]
         self._receive: MemoryObjectReceiveStream[_Entry]
         self._send, self._receive = anyio.create_memory_object_stream[_Entry](_QUEUE)
@@ -107,7 +110,12 @@ class Recorder:
         records = [entry for entry in batch if isinstance(entry, CallRecord)]
         events = [entry for entry in batch if isinstance(entry, AuditEntry)]
         taints = [entry for entry in batch if isinstance(entry, SessionTaint)]
+        started = time.perf_counter()
         self._store.calls.record_calls(records, events, taints)
+        if self._telemetry.metering:
+            self._telemetry.store_duration.record(
+                time.perf_counter() - started, {"toolpool.store.operation": "record_calls"}
+            )
 
 
 class CallRecording:

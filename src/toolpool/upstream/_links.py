@@ -33,8 +33,13 @@ class Link(Protocol):
     @property
     def alive(self) -> bool: ...
 
-    async def call(self, remote_name: str, arguments: Mapping[str, Any]) -> mcp_types.CallToolResult:
-        """Raises UpstreamError (its ``envelope_code`` says which)."""
+    async def call(
+        self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> mcp_types.CallToolResult:
+        """Call one tool; ``meta`` goes as the request's ``params._meta`` (trace context).
+
+        Raises UpstreamError (its ``envelope_code`` says which).
+        """
         ...
 
     def drop(self, reason: str) -> None:
@@ -60,10 +65,12 @@ class PersistentLink:
     def alive(self) -> bool:
         return self.connection.alive
 
-    async def call(self, remote_name: str, arguments: Mapping[str, Any]) -> mcp_types.CallToolResult:
+    async def call(
+        self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> mcp_types.CallToolResult:
         if not self.connection.alive:
             raise UpstreamConnectionLost(self.alias, "the connection is gone")
-        return await self.connection.session.call_tool(remote_name, arguments, self._timeout)
+        return await self.connection.session.call_tool(remote_name, arguments, self._timeout, meta)
 
     def drop(self, reason: str) -> None:
         self.connection.mark_lost(reason)
@@ -101,7 +108,9 @@ class PerCallLink:
     def alive(self) -> bool:
         return not self._dropped
 
-    async def call(self, remote_name: str, arguments: Mapping[str, Any]) -> mcp_types.CallToolResult:
+    async def call(
+        self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> mcp_types.CallToolResult:
         spec = self._spec
         async with open_session(self.alias, self._target, self.era, spec.connect_timeout_s) as session:
             try:
@@ -114,7 +123,7 @@ class PerCallLink:
                 ) from exc
             if definitions_of(self._clean(published)) != self._definitions:
                 raise UpstreamConnectionLost(self.alias, "the server's tools changed since it was admitted")
-            return await session.call_tool(remote_name, arguments, spec.call_timeout_s)
+            return await session.call_tool(remote_name, arguments, spec.call_timeout_s, meta)
 
     def drop(self, reason: str) -> None:
         self._dropped = True

@@ -118,9 +118,14 @@ class UpstreamSession:
         raise ListingTooLarge(f"tools/list did not end within {max_pages} pages")
 
     async def call_tool(
-        self, remote_name: str, arguments: Mapping[str, Any], timeout: float
+        self,
+        remote_name: str,
+        arguments: Mapping[str, Any],
+        timeout: float,
+        meta: Mapping[str, Any] | None = None,
     ) -> mcp_types.CallToolResult:
-        """Call one tool; a result with ``isError`` is returned, not raised.
+        """Call one tool; a result with ``isError`` is returned, not raised. ``meta`` is sent
+        as ``params._meta`` (the caller's trace context).
 
         Raises:
             UpstreamError: timeout, lost connection, JSON-RPC error or malformed result.
@@ -130,6 +135,10 @@ class UpstreamSession:
         # hostile pattern there holds the event loop) and, for a tool this session never
         # listed, sends another ``tools/list`` first. Gate 9 checks the vetted output schema.
         params = mcp_types.CallToolRequestParams(name=remote_name, arguments=dict(arguments))
+        if meta:
+            params = mcp_types.CallToolRequestParams.model_validate(
+                {"name": remote_name, "arguments": dict(arguments), "_meta": dict(meta)}
+            )
         request = self._client.session.send_request(
             mcp_types.CallToolRequest(params=params),
             mcp_types.CallToolResult,

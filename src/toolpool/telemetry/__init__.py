@@ -1,0 +1,38 @@
+"""Telemetry: OpenTelemetry traces and metrics by the MCP conventions, and the call log.
+
+Off unless the caller gives providers (``Telemetry.off()`` is the default everywhere): then
+nothing is recorded and the call path pays one branch. ``telemetry_from_settings`` builds
+providers and exporters from ``[telemetry]`` (OTLP/HTTP or the console; a Prometheus bridge
+for ``/metrics``); only the CLI and the service call it, with the environment they read.
+"""
+
+from toolpool.telemetry._call_log import CALL_LOGGER, CallLine, CallLog, argument_shape
+from toolpool.telemetry._spans import (
+    GATES,
+    ServerSpan,
+    UpstreamSpan,
+    ids_of,
+    mark_outcome,
+    record_gates,
+    traced,
+)
+from toolpool.telemetry._telemetry import AliasReading, SpanKind, Telemetry, extract, inject
+
+__all__ = [
+    "CALL_LOGGER",
+    "GATES",
+    "AliasReading",
+    "CallLine",
+    "CallLog",
+    "ServerSpan",
+    "SpanKind",
+    "Telemetry",
+    "UpstreamSpan",
+    "argument_shape",
+    "extract",
+    "ids_of",
+    "inject",
+    "mark_outcome",
+    "record_gates",
+    "traced",
+]
