@@ -2,7 +2,9 @@
 
 Over HTTP, an admin token (``$TOOLPOOL_ADMIN_TOKEN`` or ``--admin-token-file``) adds the
 admin API (``/admin``) and the web UI (``/ui``) on the same port; without one the service
-is MCP only. The token is never taken from the command line, where ``ps`` would show it.
+is MCP only. A metrics token (``$TOOLPOOL_METRICS_TOKEN`` or ``--metrics-token-file``) adds
+``/metrics`` for Prometheus. Tokens are never taken from the command line, where ``ps`` would
+show them. Traces, metrics and the call log follow ``[telemetry]`` and the ``OTEL_*`` variables.
 
 The process owns its signals here: the first SIGINT or SIGTERM stops serving gracefully, then
 the gateway closes (every upstream child reaped, the store closed); a second one, or one that
@@ -25,22 +27,26 @@ import typer
 
 from toolpool.cli._common import DEFAULT_CONFIG, ConfigPath, actor, app, fail, load, run, secret_key
 from toolpool.config import Config
+from toolpool.errors import UsageError
 from toolpool.serve import (
     HTTP_PATH,
     AdminPlane,
     EventHub,
     Gateway,
     HttpAddress,
+    MetricsPlane,
     call_event,
     listen,
     serve_http,
     serve_stdio,
 )
+from toolpool.telemetry import TelemetryRuntime, settings_from_environment, start_telemetry
 from toolpool.tickets import Ticket
 
-__all__ = ["ADMIN_TOKEN_ENV", "serve"]
+__all__ = ["ADMIN_TOKEN_ENV", "METRICS_TOKEN_ENV", "serve", "telemetry_for"]
 
 ADMIN_TOKEN_ENV = "TOOLPOOL_ADMIN_TOKEN"  # noqa: S105 - the name of a variable, not a token
+METRICS_TOKEN_ENV = "TOOLPOOL_METRICS_TOKEN"  # noqa: S105 - the name of a variable, not a token
 _MIN_ADMIN_TOKEN = 16  # a guessable token would open the whole management plane
 
 
@@ -66,6 +72,15 @@ def serve(
             f"(or set ${ADMIN_TOKEN_ENV}).",
         ),
     ] = None,
+    metrics_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--metrics-token-file",
+            metavar="PATH",
+            help=f"--http: serve Prometheus metrics at /metrics for the token in this file "
+            f"(or set ${METRICS_TOKEN_ENV}).",
+        ),
+    ] = None,
     config: ConfigPath = DEFAULT_CONFIG,
 ) -> None:
     """Serve the guarded pool to MCP clients: --stdio for one client on stdin/stdout, or
@@ -75,11 +90,13 @@ def serve(
         fail("choose one of --stdio and --http HOST:PORT")
     if http is not None and allow:
         fail("--allow applies to --stdio; over HTTP each client's token says what it may use")
-    if stdio and admin_token_file is not None:
-        fail("the admin API and web UI are served over --http only")
-    admin_token = _admin_token(admin_token_file) if http is not None else None
+    if stdio and (admin_token_file is not None or metrics_token_file is not None):
+        fail("the admin API, web UI and metrics are served over --http only")
+    admin_token = _token(admin_token_file, ADMIN_TOKEN_ENV, "admin") if http is not None else None
+    metrics_token = _token(metrics_token_file, METRICS_TOKEN_ENV, "metrics") if http is not None else None
     loaded = load(config)
     _log_to_stderr()
+    telemetry = telemetry_for(loaded, prometheus=metrics_token is not None)
     if stdio:
         ticket = Ticket.allow(*(allow or ["*"]), principal=actor())
 
@@ -87,13 +104,17 @@ def serve(
             _report(f"serving MCP on stdio for {ticket.principal} ({', '.join(ticket.actions)})")
             await serve_stdio(gateway, ticket.principal, ticket, stop)
 
-        _serve(loaded, on_stdio)
+        _serve(loaded, on_stdio, telemetry)
         return
     assert http is not None
     sock = listen(HttpAddress.parse(http))
 
     async def on_http(gateway: Gateway, stop: anyio.Event, hub: EventHub) -> None:
         admin = None if admin_token is None else AdminPlane(admin_token, hub)
+        bridge = telemetry.prometheus
+        metrics = (
+            None if metrics_token is None or bridge is None else MetricsPlane(metrics_token, bridge.render)
+        )
 
         def on_ready(url: str) -> None:
             if admin is not None:
@@ -101,31 +122,45 @@ def serve(
                 _report(f"admin API on {base}/admin, web UI on {base}/ui")
             else:
                 _report(f"no admin token (${ADMIN_TOKEN_ENV} or --admin-token-file): MCP only")
+            if metrics is not None:
+                _report(f"Prometheus metrics on {url.removesuffix(HTTP_PATH)}/metrics")
             _report(f"serving MCP on {url}")  # last: the line that says the service is up
 
-        await serve_http(gateway, sock, stop, on_ready, admin=admin)
+        await serve_http(gateway, sock, stop, on_ready, admin=admin, metrics=metrics)
 
     with sock:
-        _serve(loaded, on_http)
+        _serve(loaded, on_http, telemetry)
 
 
-def _admin_token(path: Path | None) -> str | None:
-    """The operators' token: from the file if one is named, else from the environment."""
+def telemetry_for(config: Config, *, prometheus: bool = False) -> TelemetryRuntime:
+    """``[telemetry]`` with the ``OTEL_*`` and ``TOOLPOOL_CALL_LOG*`` variables applied, started."""
+    try:
+        return start_telemetry(settings_from_environment(config.telemetry, os.environ), prometheus=prometheus)
+    except UsageError as exc:
+        return fail(str(exc))  # type: ignore[no-any-return]
+
+
+def _token(path: Path | None, variable: str, kind: str) -> str | None:
+    """An operator's token: from the file if one is named, else from the environment."""
     if path is None:
-        text, source = os.environ.get(ADMIN_TOKEN_ENV, "").strip(), f"${ADMIN_TOKEN_ENV}"
+        text, source = os.environ.get(variable, "").strip(), f"${variable}"
         if not text:
             return None
     else:
         try:
             text, source = path.read_text(encoding="utf-8").strip(), str(path)
         except (OSError, UnicodeDecodeError) as exc:
-            fail(f"cannot read the admin token file {path}: {getattr(exc, 'strerror', None) or exc}")
+            fail(f"cannot read the {kind} token file {path}: {getattr(exc, 'strerror', None) or exc}")
     if len(text) < _MIN_ADMIN_TOKEN:
-        fail(f"the admin token in {source} is shorter than {_MIN_ADMIN_TOKEN} characters")
+        fail(f"the {kind} token in {source} is shorter than {_MIN_ADMIN_TOKEN} characters")
     return text
 
 
-def _serve(config: Config, body: Callable[[Gateway, anyio.Event, EventHub], Awaitable[None]]) -> None:
+def _serve(
+    config: Config,
+    body: Callable[[Gateway, anyio.Event, EventHub], Awaitable[None]],
+    telemetry: TelemetryRuntime,
+) -> None:
     async def main() -> None:
         hub = EventHub()
         async with anyio.create_task_group() as tasks:
@@ -136,6 +171,7 @@ def _serve(config: Config, body: Callable[[Gateway, anyio.Event, EventHub], Awai
                 secret_key=secret_key(config),
                 on_report=_report,
                 on_call=lambda record: hub.publish(call_event(record)),
+                telemetry=telemetry.telemetry,
             )
             async with gateway:
                 stopper.phase = "serving"
@@ -149,6 +185,8 @@ def _serve(config: Config, body: Callable[[Gateway, anyio.Event, EventHub], Awai
         run(main)
     except BaseExceptionGroup as group:
         raise _sole(group) from None
+    finally:
+        telemetry.close()  # after the gateway: its last spans and metrics are sent
 
 
 def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:

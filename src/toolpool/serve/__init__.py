@@ -29,7 +29,7 @@ accept), and ``_service``, which puts ``/mcp``, ``/admin`` and ``/ui`` on one po
 """
 
 from toolpool.serve._events import EventHub, call_event
-from toolpool.serve._service import AdminPlane, serve_http, service_app
+from toolpool.serve._service import METRICS_PATH, AdminPlane, MetricsPlane, serve_http, service_app
 from toolpool.serve.gateway import (
     CODE_META_KEY,
     HTTP_PATH,
@@ -47,12 +47,14 @@ from toolpool.serve.gateway import (
 __all__ = [
     "CODE_META_KEY",
     "HTTP_PATH",
+    "METRICS_PATH",
     "AdminPlane",
     "BearerGate",
     "ClientView",
     "EventHub",
     "Gateway",
     "HttpAddress",
+    "MetricsPlane",
     "build_server",
     "call_event",
     "holder_ticket",

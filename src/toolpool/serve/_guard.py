@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 AUTH_FAILED = "auth.failed"  # the audit action of a report
-Plane = Literal["mcp", "mcp_session", "admin", "ui"]
+Plane = Literal["mcp", "mcp_session", "admin", "ui", "metrics"]
 # How often reports are looked for: the first failure of a quiet address is logged this soon.
 REPORT_TICK_S = 1.0
 # Writing one report to the store; a store that does not answer loses that report, not the loop.

@@ -16,6 +16,10 @@ in one ``AuthGuard`` (``[pool] auth_*`` in the configuration); an address over t
 429 with ``Retry-After`` on every path until its refusal ends, and ``report_failures`` logs and
 audits the counts (``auth.failed``, one per address per window, never a token).
 
+Metrics: with a ``MetricsPlane``, ``/metrics`` answers a Prometheus scrape that presents its
+own bearer token (neither a client's nor the admin's; a wrong one counts as a failed
+authentication); without one, ``/metrics`` is a path like any other, behind the bearer gate.
+
 Live events: one ``EventHub`` per service. Each call record is published as it is made
 (``call_event``, pushed by the pool); management events (an enable from the CLI in another
 process, an import, a login, a connection lost) are read from the audit log by ``AuditTail``,
@@ -24,6 +28,7 @@ so the stream shows what every process did, not just this one.
 
 from __future__ import annotations
 
+import hmac
 import math
 import socket
 from collections.abc import Callable
@@ -47,12 +52,15 @@ from toolpool.serve.admin import admin_app
 from toolpool.serve.gateway import Gateway, http_app, rebinding_guard, url_of
 from toolpool.serve.ui import ui_app
 from toolpool.store import AuditEvent, Store
+from toolpool.telemetry import PROMETHEUS_CONTENT_TYPE
 
 __all__ = [
     "ADMIN_PATH",
+    "METRICS_PATH",
     "UI_PATH",
     "AdminPlane",
     "AuditTail",
+    "MetricsPlane",
     "audit_event",
     "guard_settings",
     "serve_http",
@@ -61,6 +69,7 @@ __all__ = [
 
 ADMIN_PATH = "/admin"
 UI_PATH = "/ui"
+METRICS_PATH = "/metrics"
 AUDIT_EVENT = "audit"
 TAIL_S = 0.5  # how often the audit log is read for new events: the stream's latency at most
 _TAIL_PAGE = 200
@@ -70,6 +79,7 @@ _READ_S = 10.0
 _GRACEFUL_SHUTDOWN_S = 2
 _T = TypeVar("_T")
 _BAD_HOST = b'{"error": "invalid Host header"}'
+_UNAUTHORIZED = b'{"error": "a metrics token is required"}'
 _REFUSED = b'{"error": "too many failed authentications from this address; retry later"}'
 _CASELESS = frozenset({b"host", b"origin"})
 
@@ -84,6 +94,18 @@ class AdminPlane:
     def __post_init__(self) -> None:
         if not self.token.strip():
             raise UsageError("the admin token is empty")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsPlane:
+    """``/metrics``: the scrape's own token, and what renders the metrics (called off the loop)."""
+
+    token: str
+    render: Callable[[], bytes]
+
+    def __post_init__(self) -> None:
+        if not self.token.strip():
+            raise UsageError("the metrics token is empty")
 
 
 def audit_event(event: AuditEvent) -> dict[str, Any]:
@@ -149,20 +171,27 @@ def guard_settings(config: Config) -> GuardSettings:
 
 
 def service_app(
-    gateway: Gateway, host: str, port: int, admin: AdminPlane | None, *, guard: AuthGuard | None = None
+    gateway: Gateway,
+    host: str,
+    port: int,
+    admin: AdminPlane | None,
+    *,
+    guard: AuthGuard | None = None,
+    metrics: MetricsPlane | None = None,
 ) -> ASGIApp:
-    """MCP for token holders; with ``admin``, the admin API and the UI beside it. ``guard``
-    (by default one with the configuration's limits) counts and refuses failed authentication."""
+    """MCP for token holders; with ``admin``, the admin API and the UI beside it; with
+    ``metrics``, ``/metrics`` for its token. ``guard`` (by default one with the configuration's
+    limits) counts and refuses failed authentication."""
     guard = guard if guard is not None else AuthGuard(guard_settings(gateway.config))
     mcp = http_app(gateway, host, port, guard=guard)
     hosts = _allowed_hosts(host, port)
     if admin is None:
-        return _Service(mcp, None, None, hosts, guard)
+        return _Service(mcp, None, None, hosts, guard, metrics)
     api = admin_app(
         gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events, guard=guard
     )
     ui = ui_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events, guard=guard)
-    return _Service(mcp, api, ui, hosts, guard)
+    return _Service(mcp, api, ui, hosts, guard, metrics)
 
 
 async def serve_http(
@@ -172,6 +201,7 @@ async def serve_http(
     on_ready: Callable[[str], None],
     *,
     admin: AdminPlane | None = None,
+    metrics: MetricsPlane | None = None,
 ) -> None:
     """Serve ``gateway`` on the listening ``sock`` until ``stop`` is set (or SIGINT/SIGTERM),
     then shut down gracefully: event streams end, calls in flight get a moment. ``on_ready``
@@ -185,7 +215,7 @@ async def serve_http(
     host, port = sock.getsockname()[:2]
     guard = AuthGuard(guard_settings(gateway.config))
     config = uvicorn.Config(
-        service_app(gateway, host, port, admin, guard=guard),
+        service_app(gateway, host, port, admin, guard=guard, metrics=metrics),
         log_level="warning",
         access_log=False,
         lifespan="on",
@@ -240,12 +270,14 @@ class _Service:
         ui: ASGIApp | None,
         hosts: frozenset[str] | None,
         guard: AuthGuard,
+        metrics: MetricsPlane | None = None,
     ):
         self._mcp = mcp
         self._api = api
         self._ui = ui
         self._hosts = hosts
         self._guard = guard
+        self._metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -259,6 +291,9 @@ class _Service:
                 return
         scope = _lowercase_host(scope)
         path: str = scope.get("path", "")
+        if self._metrics is not None and path == METRICS_PATH and scope["type"] == "http":
+            await self._scrape(scope, send, self._metrics)
+            return
         ui = self._ui is not None and _under(path, UI_PATH)
         api = self._api is not None and _under(path, ADMIN_PATH)
         if not (ui or api):
@@ -276,6 +311,33 @@ class _Service:
         else:
             assert self._api is not None
             await self._api(scope, receive, send)
+
+    async def _scrape(self, scope: Scope, send: Send, metrics: MetricsPlane) -> None:
+        headers = Headers(scope=scope)
+        if self._hosts is not None and headers.get("host", "") not in self._hosts:
+            await _answer(send, 421, _BAD_HOST)
+            return
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        expected = metrics.token.encode("utf-8")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            given.strip().encode("utf-8", "surrogatepass"), expected
+        ):
+            self._guard.failed(address_of(scope), "metrics")
+            await _answer(send, 401, _UNAUTHORIZED, (b"www-authenticate", b'Bearer realm="metrics"'))
+            return
+        body = await anyio.to_thread.run_sync(metrics.render)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", PROMETHEUS_CONTENT_TYPE.encode()),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
 
 
 def _under(path: str, prefix: str) -> bool:

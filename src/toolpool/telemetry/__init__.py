@@ -7,6 +7,9 @@ for ``/metrics``); only the CLI and the service call it, with the environment th
 """
 
 from toolpool.telemetry._call_log import CALL_LOGGER, CallLine, CallLog, argument_shape
+from toolpool.telemetry._prometheus import CONTENT_TYPE as PROMETHEUS_CONTENT_TYPE
+from toolpool.telemetry._prometheus import PrometheusBridge
+from toolpool.telemetry._setup import TelemetryRuntime, settings_from_environment, start_telemetry
 from toolpool.telemetry._spans import (
     GATES,
     ServerSpan,
@@ -21,12 +24,15 @@ from toolpool.telemetry._telemetry import AliasReading, SpanKind, Telemetry, ext
 __all__ = [
     "CALL_LOGGER",
     "GATES",
+    "PROMETHEUS_CONTENT_TYPE",
     "AliasReading",
     "CallLine",
     "CallLog",
+    "PrometheusBridge",
     "ServerSpan",
     "SpanKind",
     "Telemetry",
+    "TelemetryRuntime",
     "UpstreamSpan",
     "argument_shape",
     "extract",
@@ -34,5 +40,7 @@ __all__ = [
     "inject",
     "mark_outcome",
     "record_gates",
+    "settings_from_environment",
+    "start_telemetry",
     "traced",
 ]

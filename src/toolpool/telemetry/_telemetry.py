@@ -23,7 +23,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from toolpool.telemetry import _names as n
 from toolpool.telemetry._call_log import CallLog
 
-__all__ = ["AliasReading", "Telemetry"]
+__all__ = ["AliasReading", "SpanKind", "Telemetry", "extract", "inject"]
 
 _VERSION = "0.1.0"
 _PROPAGATOR = TraceContextTextMapPropagator()
@@ -171,6 +171,3 @@ def extract(carriers: Iterable[Mapping[str, Any] | None]) -> otel_context.Contex
 def _state(carrier: Mapping[str, Any]) -> dict[str, str]:
     state = carrier.get("tracestate")
     return {"tracestate": state} if isinstance(state, str) and len(state) <= 512 else {}
-
-
-__all__ += ["SpanKind", "extract", "inject"]

@@ -13,6 +13,9 @@ Two things the SDK needs said explicitly:
 - ``tools/list`` differs per ticket and changes at any time: its cache hint says so (private,
   stale at once), and ``Mcp-Param-*`` header checks never list tools behind the caller's
   back (``get_tool_input_schema`` answers None; the arguments meet the tool's schema at gate 5).
+
+``tools/list`` and ``tools/call`` each get a server span (``toolpool.telemetry``) parented by
+the client's ``traceparent`` from ``params._meta``, else from the HTTP header.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from mcp.server.models import InitializationOptions
 
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._gateway import Gateway
+from toolpool.serve.gateway._wire import CODE_META_KEY
+from toolpool.telemetry import ServerSpan
+from toolpool.telemetry import _names as names
 
 __all__ = ["Door", "build_server"]
 
@@ -60,19 +66,37 @@ class _GatewayServer(Server[Any]):
 def build_server(gateway: Gateway, door: Door) -> Server[Any]:
     """The MCP server for ``gateway``; its handlers ask ``door`` for each request's client."""
 
+    telemetry = gateway.pool.telemetry
+
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        view = door.view(ctx)
-        gateway.revive()
-        return view.list_tools(ctx)
+        if not telemetry.active:
+            view = door.view(ctx)
+            gateway.revive()
+            return view.list_tools(ctx)
+        with _span(gateway, ctx, "tools/list", None) as span:
+            view = door.view(ctx)
+            gateway.revive()
+            listed = view.list_tools(ctx)
+            span.annotate(_session_attributes(view))
+            return listed
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
-        view = door.view(ctx)
-        gateway.revive()
-        return await view.call_tool(params.name, params.arguments)
+        if not telemetry.active:
+            view = door.view(ctx)
+            gateway.revive()
+            return await view.call_tool(params.name, params.arguments)
+        with _span(gateway, ctx, "tools/call", params.name) as span:
+            view = door.view(ctx)
+            gateway.revive()
+            span.annotate(_session_attributes(view))
+            result = await view.call_tool(params.name, params.arguments)
+            code = (result.meta or {}).get(CODE_META_KEY, "ok")
+            span.finish(code if isinstance(code, str) else "ok")
+            return result
 
     async def listen(
         ctx: ServerRequestContext[Any], params: mcp_types.SubscriptionsListenRequestParams
@@ -89,6 +113,31 @@ def build_server(gateway: Gateway, door: Door) -> Server[Any]:
         on_call_tool=call_tool,
         on_subscriptions_listen=listen,
     )
+
+
+def _span(gateway: Gateway, ctx: ServerRequestContext[Any], method: str, target: str | None) -> ServerSpan:
+    """The server span of one request: the MCP attributes the conventions name."""
+    headers = getattr(ctx.request, "headers", None)
+    attributes: dict[str, Any] = {names.MCP_PROTOCOL_VERSION: ctx.protocol_version}
+    if ctx.request_id is not None:
+        attributes[names.JSONRPC_REQUEST_ID] = str(ctx.request_id)
+    session_id = headers.get("mcp-session-id") if headers is not None else None
+    if isinstance(session_id, str) and session_id:
+        attributes[names.MCP_SESSION_ID] = session_id[:128]
+    attributes[names.NETWORK_TRANSPORT] = "tcp" if headers is not None else "pipe"
+    meta = dict(ctx.meta) if ctx.meta else None
+    return ServerSpan(
+        gateway.pool.telemetry, method, target, meta=meta, headers=headers, attributes=attributes
+    )
+
+
+def _session_attributes(view: ClientView) -> dict[str, Any]:
+    session = view.session
+    return {
+        names.PRINCIPAL: session.principal,
+        names.SESSION: session.id,
+        names.RELEASE: session.release_number,
+    }
 
 
 def _version() -> str:

@@ -31,6 +31,7 @@ from toolpool.pool import Pool
 from toolpool.serve.gateway._clients import ClientBook, ClientView
 from toolpool.serve.gateway._connecting import Connector
 from toolpool.store import CallRecord, SecretKey, Store
+from toolpool.telemetry import Telemetry
 from toolpool.tickets import Ticket
 
 __all__ = ["Gateway"]
@@ -61,6 +62,7 @@ class Gateway:
         on_report: receives one line per thing an operator should know (an alias that could
             not connect, a store that stopped answering); never an exception.
         on_call: receives each call's record as it is made (the service's live events).
+        telemetry: spans, metrics and the call log (``toolpool.telemetry``); off by default.
     """
 
     def __init__(
@@ -71,9 +73,17 @@ class Gateway:
         secret_key: SecretKey | None = None,
         on_report: Callable[[str], None] | None = None,
         on_call: Callable[[CallRecord], None] | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.config = config
-        self.pool = Pool(config, store=store, secret_key=secret_key, on_event=self._on_event, on_call=on_call)
+        self.pool = Pool(
+            config,
+            store=store,
+            secret_key=secret_key,
+            on_event=self._on_event,
+            on_call=on_call,
+            telemetry=telemetry,
+        )
         self._report = on_report if on_report is not None else (lambda _line: None)
         self._connector = Connector(self.pool, config, self._report)
         self._views = ClientBook()
