@@ -154,7 +154,9 @@ class Builtins:
     async def _delegate(self, role: str, prompt: str) -> Outcome:
         helper = self._helpers[role]
         try:
-            run = await helper.run(prompt, name=role, transcript=self._transcript)
+            run = await helper.run(
+                prompt, name=role, transcript=self._transcript, telemetry=self._pool.telemetry
+            )
         except ModelError:
             return Outcome(f"{role} could not answer: its model failed", "failed")
         if not run.completed:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from toolpool.agent._loop import AgentRun, Outcome, converse
 from toolpool.agent._messages import Message, Model, ToolCall, ToolSpec, UserMessage
 from toolpool.agent._transcript import Transcript
+from toolpool.telemetry import Telemetry
 
 __all__ = ["Helper", "Subagent", "Teammate"]
 
@@ -61,7 +62,14 @@ class Helper:
         self.max_tokens = max_tokens
         self._messages: list[Message] = []
 
-    async def run(self, task: str, *, name: str = "", transcript: Transcript | None = None) -> AgentRun:
+    async def run(
+        self,
+        task: str,
+        *,
+        name: str = "",
+        transcript: Transcript | None = None,
+        telemetry: Telemetry | None = None,
+    ) -> AgentRun:
         """Do ``task``; ``name`` is how the transcript calls this helper (``subagent:NAME``).
 
         Raises:
@@ -79,6 +87,7 @@ class Helper:
             max_turns=self.max_turns,
             max_tokens=self.max_tokens,
             next_turn=_NoTools,
+            telemetry=telemetry,
         )
         return AgentRun(answer, completed, transcript)
 

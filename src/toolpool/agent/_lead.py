@@ -106,6 +106,7 @@ class Lead:
             max_turns=self.max_turns,
             max_tokens=self.max_tokens,
             next_turn=lambda: _LeadTurn(self, builtins, self.session.snapshot()),
+            telemetry=self.pool.telemetry,
         )
         return AgentRun(answer, completed, transcript)
 

@@ -4,6 +4,9 @@ same turn, append the results, repeat until the model answers or the turn limit.
 
 A ``Turn`` is the snapshot rule made concrete: a call is judged by the tools of the request
 whose reply made it, never by what changed while the reply was being run.
+
+With telemetry on, each model request is a ``chat <model>`` span (with the tokens the provider
+reported) and each tool call an ``execute_tool <tool>`` span (GenAI conventions).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from toolpool.agent._messages import (
     ToolSpec,
 )
 from toolpool.agent._transcript import AnswerEntry, CallEntry, RequestEntry, Transcript
+from toolpool.telemetry import SpanKind, Telemetry, mark_outcome, plain_name, traced
+from toolpool.telemetry import _names as names
 
 __all__ = ["AgentRun", "Outcome", "Turn", "converse", "invalid_arguments", "not_shown"]
 
@@ -76,8 +81,10 @@ async def converse(
     max_turns: int,
     max_tokens: int,
     next_turn: Callable[[], Turn],
+    telemetry: Telemetry | None = None,
 ) -> tuple[str, bool]:
     """Run the loop on ``messages`` (appended to in place); the answer and whether it came."""
+    telemetry = telemetry if telemetry is not None else Telemetry.off()
     for request in range(1, max_turns + 1):
         turn = next_turn()
         transcript.add(
@@ -90,13 +97,30 @@ async def converse(
                 turn.search,
             )
         )
-        reply = await model.complete(ModelRequest(system, tuple(messages), turn.specs, max_tokens))
+        chat = {names.OPERATION: "chat", names.REQUEST_MODEL: plain_name(model.name), "toolpool.agent": agent}
+        with traced(telemetry, f"chat {plain_name(model.name)}", SpanKind.CLIENT, chat) as span:
+            reply = await model.complete(ModelRequest(system, tuple(messages), turn.specs, max_tokens))
+            if span.is_recording():
+                span.set_attributes(
+                    {
+                        names.INPUT_TOKENS: reply.usage.input_tokens,
+                        names.OUTPUT_TOKENS: reply.usage.output_tokens,
+                    }
+                )
         messages.append(AssistantMessage(reply.text, reply.tool_calls))
         if not reply.tool_calls:
             transcript.add(AnswerEntry(agent, request, reply.text))
             return reply.text, True
         for call in reply.tool_calls:
-            outcome = await turn.run(call)
+            tool = plain_name(call.name)
+            executed = {
+                names.OPERATION: "execute_tool",
+                names.TOOL_NAME: tool,
+                names.TOOL_CALL_ID: plain_name(call.id),
+            }
+            with traced(telemetry, f"execute_tool {tool}", SpanKind.INTERNAL, executed) as span:
+                outcome = await turn.run(call)
+                mark_outcome(span, outcome.code)
             transcript.add(CallEntry(agent, request, call.id, call.name, outcome.code, outcome.text))
             messages.append(ToolResult(call.id, call.name, outcome.text, outcome.is_error))
     transcript.add(AnswerEntry(agent, max_turns, "", completed=False))

@@ -6,7 +6,7 @@ providers and exporters from ``[telemetry]`` (OTLP/HTTP or the console; a Promet
 for ``/metrics``); only the CLI and the service call it, with the environment they read.
 """
 
-from toolpool.telemetry._call_log import CALL_LOGGER, CallLine, CallLog, argument_shape
+from toolpool.telemetry._call_log import CALL_LOGGER, CallLine, CallLog, argument_shape, plain_name
 from toolpool.telemetry._prometheus import CONTENT_TYPE as PROMETHEUS_CONTENT_TYPE
 from toolpool.telemetry._prometheus import PrometheusBridge
 from toolpool.telemetry._setup import TelemetryRuntime, settings_from_environment, start_telemetry
@@ -39,6 +39,7 @@ __all__ = [
     "ids_of",
     "inject",
     "mark_outcome",
+    "plain_name",
     "record_gates",
     "settings_from_environment",
     "start_telemetry",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["CALL_LOGGER", "CallLine", "CallLog", "argument_shape"]
+__all__ = ["CALL_LOGGER", "CallLine", "CallLog", "argument_shape", "plain_name"]
 
 CALL_LOGGER = "toolpool.calls"
 # Names from a model or a refused call may be anything: only plain ones are written as they are.
@@ -62,7 +62,7 @@ class CallLog:
             "session": line.session,
             "principal": line.principal,
             "alias": line.alias,
-            "tool": _plain(line.tool),
+            "tool": plain_name(line.tool),
             "code": line.code,
             "duration_ms": line.duration_ms,
             "arguments": line.arguments,
@@ -104,5 +104,7 @@ def _size(value: object) -> int:
         return 0
 
 
-def _plain(name: str) -> str:
+def plain_name(name: str) -> str:
+    """``name`` when it is a plain name (letters, digits, ``_.-``, at most 128), else ``?``:
+    a name a model made up may be any text, and logs and spans take names only."""
     return name if _PLAIN.match(name) else "?"
