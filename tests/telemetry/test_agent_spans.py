@@ -37,7 +37,9 @@ async def test_each_model_request_and_each_tool_execution_is_a_span_with_tokens_
                 stop_reason="tool_use",
                 usage=Usage(input_tokens=120, output_tokens=30),
             ),
-            ModelReply(tool_calls=(lookup,), stop_reason="tool_use", usage=Usage(input_tokens=200, output_tokens=20)),
+            ModelReply(
+                tool_calls=(lookup,), stop_reason="tool_use", usage=Usage(input_tokens=200, output_tokens=20)
+            ),
             ModelReply(text="k1 is alpha:v1", usage=Usage(input_tokens=260, output_tokens=9)),
         ]
     )
@@ -48,7 +50,9 @@ async def test_each_model_request_and_each_tool_execution_is_a_span_with_tokens_
     assert run.completed
     chats = otel.spans("chat ")
     assert [s.kind for s in chats] == [SpanKind.CLIENT] * 3
-    assert [(s.attributes["gen_ai.usage.input_tokens"], s.attributes["gen_ai.usage.output_tokens"]) for s in chats] == [  # type: ignore[index]
+    assert [
+        (s.attributes["gen_ai.usage.input_tokens"], s.attributes["gen_ai.usage.output_tokens"]) for s in chats
+    ] == [  # type: ignore[index]
         (120, 30),
         (200, 20),
         (260, 9),

@@ -10,12 +10,11 @@ import anyio
 import pytest
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
+from tests.serve.ui_helpers import csrf_of, log_in, serve_ui
 from tests.telemetry.otel_helpers import Recorded, recorded
 from toolpool import ConnectionRefused, Pool
 from toolpool.store import Store
 from toolpool.testing import EventRecorder
-
-pytestmark = pytest.mark.anyio
 
 TIMEOUT = 60
 
@@ -29,6 +28,7 @@ def _server(tmp_path: Path, tools: list[dict[str, object]], policy: dict[str, di
     return scripted_server("grow", write_spec(tmp_path, pages=[tools]), policy)
 
 
+@pytest.mark.anyio
 async def test_a_server_that_publishes_tools_its_policy_does_not_name_raises_tools_grew_and_is_refused(
     tmp_path: Path, otel: Recorded
 ) -> None:
@@ -49,6 +49,7 @@ async def test_a_server_that_publishes_tools_its_policy_does_not_name_raises_too
     assert [e.resource for e in audited] == ["grow"]
 
 
+@pytest.mark.anyio
 async def test_a_listing_whose_tokens_jump_past_the_factor_raises_tools_grew(tmp_path: Path) -> None:
     policy = {"read": {"action": "r", **READ}}
     small = [tool_def("read", description="reads one record")]
@@ -67,6 +68,7 @@ async def test_a_listing_whose_tokens_jump_past_the_factor_raises_tools_grew(tmp
     assert events.of_kind("mcp.tool_changed", "grow")
 
 
+@pytest.mark.anyio
 async def test_an_unchanged_listing_with_a_forbidden_tool_raises_no_alarm_on_reconnect(
     tmp_path: Path,
 ) -> None:
@@ -80,3 +82,24 @@ async def test_an_unchanged_listing_with_a_forbidden_tool_raises_no_alarm_on_rec
             await pool.connect("grow")
     assert len(events.of_kind("mcp.connected", "grow")) == 2
     assert events.of_kind("mcp.tools_grew") == []
+
+
+def test_the_web_ui_shows_a_banner_for_a_recent_tools_grew_event_on_every_page(tmp_path: Path) -> None:
+    with (
+        Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}") as store,
+        serve_ui(store) as served,
+        served.client() as client,
+    ):
+        log_in(client)
+        assert "Tool table grew" not in client.get("/").text
+        store.audit.audit(
+            "pool",
+            "mcp.tools_grew",
+            "grow",
+            {"new": ("exfiltrate",), "published": 3, "reasons": ("1 tool(s) the policy does not name",)},
+        )
+        for path in ("/", "/audit", "/quarantine"):
+            page = client.get(path).text
+            assert "Tool table grew" in page and "exfiltrate" in page, path
+        client.post("/logout", data={"csrf": csrf_of(client)})
+        assert "Tool table grew" not in client.get("/login").text  # nothing shown before login

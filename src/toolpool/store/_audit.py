@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from toolpool.store import _audit_chain
+from toolpool.store._audit_read import event_of, recent_rows
 from toolpool.store._database import Database
 from toolpool.store._values import AuditCheck, AuditEvent
 
@@ -27,6 +28,13 @@ class Audit:
         """Events in id order, after ``after_id``, at most ``limit``."""
         with self._db.read() as connection:
             return _audit_chain.events(connection, limit, after_id)
+
+    def recent(self, action: str, *, limit: int = 5, within: int = 5000) -> list[AuditEvent]:
+        """The newest events of ``action`` among the last ``within`` events, newest first (an
+        alarm worth a banner is recent; older ones stay in the log)."""
+        with self._db.read() as connection:
+            newest = _audit_chain.last_id(connection)
+            return [event_of(row) for row in recent_rows(connection, action, limit, newest - within)]
 
     def last_audit_id(self) -> int:
         """The id of the newest audit event (0 when there is none): where a reader that wants

@@ -35,7 +35,7 @@ from toolpool.store._audit_format import HASH, MAC
 from toolpool.store._tables import audit_events, store_head
 from toolpool.store._values import AuditEvent
 
-__all__ = ["ChainHead", "ChainRow", "event_of", "read_head", "rows"]
+__all__ = ["ChainHead", "ChainRow", "event_of", "read_head", "recent_rows", "rows"]
 
 _PAGE = 2000
 _TEXT_COLUMNS = ("actor", "action", "resource", "detail", "prev_hash", "hash", "mac")
@@ -93,6 +93,18 @@ def rows(connection: Connection, after_id: int | None = None, limit: int | None 
             return
         after_id = page[-1].id
         left = None if left is None else left - len(page)
+
+
+def recent_rows(connection: Connection, action: str, limit: int, newer_than_id: int) -> list[ChainRow]:
+    """The newest rows of ``action`` with an id above ``newer_than_id``, newest first (the id
+    bound keeps this a short range scan on a log of millions)."""
+    query = (
+        _select(connection)
+        .where(audit_events.c.id > newer_than_id, audit_events.c.action == action)
+        .order_by(audit_events.c.id.desc())
+        .limit(limit)
+    )
+    return [_parse(raw._mapping) for raw in connection.execute(query).all()]
 
 
 def read_head(connection: Connection) -> ChainHead | str:

@@ -10,11 +10,12 @@ from jinja2 import Environment
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 
+from toolpool.errors import UsageError
 from toolpool.pool import Pool
 from toolpool.serve._events import EventFeed
 from toolpool.serve._guard import AuthGuard, address_of
 from toolpool.serve.ui._sessions import COOKIE, Sessions, UiSession
-from toolpool.store import Store
+from toolpool.store import AuditEvent, Store
 
 __all__ = ["LoginRequired", "Ui", "base"]
 
@@ -66,10 +67,19 @@ class Ui:
         **context: Any,
     ) -> HTMLResponse:
         flashes = session.take_flashes() if session is not None else []
+        alarms = self.alarms() if session is not None else []
         page = self.templates.get_template(template).render(
-            title=self.title, base=base(request), session=session, flashes=flashes, **context
+            title=self.title, base=base(request), session=session, flashes=flashes, alarms=alarms, **context
         )
         return HTMLResponse(page, status_code=status_code)
+
+    def alarms(self) -> list[AuditEvent]:
+        """Recent ``mcp.tools_grew`` events, for the banner on every page (none if the store
+        cannot say: a banner must never break a page)."""
+        try:
+            return self.store.audit.recent("mcp.tools_grew")
+        except UsageError:
+            return []
 
     def redirect(self, request: Request, path: str) -> RedirectResponse:
         return RedirectResponse(base(request) + path, status_code=303)
