@@ -7,7 +7,9 @@ Four arms, one era, the same demo server kind (``alpha``); each arm adds one lay
 - ``transport``: the same, on toolpool's own stdio transport;
 - ``session``: toolpool's ``UpstreamSession.call_tool`` on the pool's live connection
   (``pool.session_of``): adds the deadline scope and the fault mapping;
-- ``pool``: ``pool.call`` through every gate (connected once, one snapshot, ``Ticket.allow("*")``).
+- ``pool``: ``pool.call`` through every gate (connected once, one snapshot, ``Ticket.allow("*")``);
+- ``telemetry``: the same with telemetry on: spans to a batch processor (an exporter that drops
+  them), every metric, and the call log (to /dev/null); with it off, ``pool`` pays one branch.
 
 ``transport`` and ``session`` are there only to tell where a difference comes from. The
 gate breakdown times the pure-Python pieces ``pool.call`` adds, in a hot loop and "in situ":
@@ -17,6 +19,8 @@ in order, right after a real call, which is the state they run in for real.
 from __future__ import annotations
 
 import json
+import logging
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -28,10 +32,15 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientSession
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from _configs import CALL_TIMEOUT_S, EXACT_ENV, alpha_server, demo_args, local_name, sdk_command, write_config
 from _timing import Arm, AsyncCall, interleave, micro_ns, summary
 from toolpool import Pool, Snapshot, Ticket, authorize
+from toolpool.telemetry import CallLog, Telemetry
 from toolpool.upstream import StdioLaunch, StdioTransport, UpstreamSession
 
 __all__ = ["ALIAS", "TEXT", "measure_calls", "measure_gates"]
@@ -58,11 +67,21 @@ async def measure_calls(folder: Path, era: str, calls: int, block: int, warmup: 
         transport = await _sdk_session(stack, own_stdio, era)
         pool = await stack.enter_async_context(Pool(config))
         await pool.connect(ALIAS)
+        observed_folder = folder / "telemetry"
+        observed_folder.mkdir()
+        observed_config = write_config(observed_folder, alpha_server(ALIAS, era))
+        observed = await stack.enter_async_context(Pool(observed_config, telemetry=_telemetry_on(stack)))
+        await observed.connect(ALIAS)
         arms = (
             Arm("direct", "SDK Client, SDK stdio", _sdk_call(direct)),
             Arm("transport", "SDK Client, toolpool stdio", _sdk_call(transport)),
             Arm("session", "toolpool UpstreamSession", _session_call(_live_session(pool))),
-            Arm("pool", "pool.call", _pool_call(pool, pool.snapshot(), Ticket.allow("*"))),
+            Arm("pool", "pool.call (telemetry off)", _pool_call(pool, pool.snapshot(), Ticket.allow("*"))),
+            Arm(
+                "telemetry",
+                "pool.call, telemetry on",
+                _pool_call(observed, observed.snapshot(), Ticket.allow("*")),
+            ),
         )
         samples = await interleave(arms, calls, block, warmup)
     figures = {arm.name: {"label": arm.label, **summary(samples[arm.name])} for arm in arms}
@@ -164,9 +183,36 @@ def _pool_call(pool: Pool, snapshot: Snapshot, ticket: Ticket) -> AsyncCall:
 
 
 def _ratios(figures: dict[str, dict[str, Any]]) -> dict[str, float]:
-    pool, direct = figures["pool"], figures["direct"]
+    pool, direct, observed = figures["pool"], figures["direct"], figures["telemetry"]
     return {
         "pool_vs_direct_median": pool["median_us"] / direct["median_us"],
         "pool_vs_direct_p90": pool["p90_us"] / direct["p90_us"],
         "pool_vs_direct_cpu": pool["cpu_us_per_call"] / direct["cpu_us_per_call"],
+        "telemetry_on_vs_off_median": observed["median_us"] / pool["median_us"],
+        "telemetry_on_vs_off_cpu": observed["cpu_us_per_call"] / pool["cpu_us_per_call"],
     }
+
+
+class _Dropped(SpanExporter):
+    """An exporter that takes every batch and keeps nothing: the cost measured is toolpool's."""
+
+    def export(self, spans: Any) -> SpanExportResult:
+        del spans
+        return SpanExportResult.SUCCESS
+
+
+def _telemetry_on(stack: AsyncExitStack) -> Telemetry:
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(_Dropped()))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed by the stack
+    handler = logging.StreamHandler(sink)
+    logger = logging.getLogger("toolpool.bench.calls")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    stack.callback(sink.close)
+    stack.callback(logger.removeHandler, handler)
+    stack.callback(meter_provider.shutdown)
+    stack.callback(tracer_provider.shutdown)
+    return Telemetry(tracer_provider=tracer_provider, meter_provider=meter_provider, call_log=CallLog(logger))

@@ -114,6 +114,16 @@ def _call_table(calls: dict[str, Any]) -> Table:
         verdict = "meets" if ratio["pool_vs_direct_median"] <= GOAL else "misses"
         table.rows.append(
             (
+                f"{row['era']}  telemetry on ÷ off",
+                _r(ratio["telemetry_on_vs_off_median"]),
+                "",
+                "",
+                _r(ratio["telemetry_on_vs_off_cpu"]),
+                "",
+            )
+        )
+        table.rows.append(
+            (
                 f"{row['era']}  pool ÷ direct ({verdict} goal ≤ {GOAL})",
                 _r(ratio["pool_vs_direct_median"]),
                 _r(ratio["pool_vs_direct_p90"]),

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -23,6 +26,8 @@ pytestmark = pytest.mark.anyio
 
 CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 CLIENT_SPAN = "00f067aa0ba902b7"
+HEADER_TRACE = "0af7651916cd43dd8448eb211c80319c"
+HEADER_SPAN = "b7ad6b7169203331"
 METRICS_TOKEN = "metrics-" + secrets.token_hex(16)
 
 
@@ -70,6 +75,18 @@ def _spans(bodies: list[tuple[str, bytes]]) -> list[object]:
     return found
 
 
+def _metric_names(bodies: list[tuple[str, bytes]]) -> set[str]:
+    found = set()
+    for path, body in bodies:
+        if path == "/v1/metrics":
+            request = ExportMetricsServiceRequest()
+            request.ParseFromString(body)
+            for resource in request.resource_metrics:
+                for scope in resource.scope_metrics:
+                    found.update(metric.name for metric in scope.metrics)
+    return found
+
+
 def _config(tmp_path: Path) -> Path:
     spec = write_spec(tmp_path, pages=[[tool_def("get")]], echo_meta=True)
     write_config(tmp_path, scripted_server("store", spec, {"get": {"action": "store.get", **READ}}))
@@ -83,6 +100,7 @@ async def test_one_trace_runs_from_the_client_through_the_gateway_to_the_upstrea
     with otlp_receiver() as (endpoint, bodies):
         env = {
             "OTEL_TRACES_EXPORTER": "otlp",
+            "OTEL_METRICS_EXPORTER": "otlp",
             "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
             "OTEL_SERVICE_NAME": "gw-test",
         }
@@ -90,7 +108,15 @@ async def test_one_trace_runs_from_the_client_through_the_gateway_to_the_upstrea
             with anyio.fail_after(WAIT_S):
                 async with http_client(gateway.url, token, "2026-07-28") as client:
                     result = await client.call_tool("mcp__store__get", {}, meta={"traceparent": traceparent})
+                # A client that sends its context as the HTTP header only.
+                header = f"00-{HEADER_TRACE}-{HEADER_SPAN}-01"
+                async with (
+                    bearer(token, traceparent=header) as http,
+                    Client(streamable_http_client(gateway.url, http_client=http), mode="2026-07-28") as plain,
+                ):
+                    await plain.call_tool("mcp__store__get", {})
         spans = _spans(bodies)  # the gateway sent its last batch as it stopped
+        metrics = _metric_names(bodies)
     echoed = text_of(result)
     by_name = {span.name: span for span in spans if span.trace_id.hex() == CLIENT_TRACE}  # type: ignore[attr-defined]
     server, call, client_span = (
@@ -109,6 +135,11 @@ async def test_one_trace_runs_from_the_client_through_the_gateway_to_the_upstrea
     assert attributes["mcp.protocol.version"].string_value == "2026-07-28"
     assert attributes["toolpool.principal"].string_value == "token:ana"
     assert "jsonrpc.request.id" in attributes
+    from_header = [
+        s for s in spans if s.trace_id.hex() == HEADER_TRACE and s.name == "tools/call mcp__store__get"
+    ]  # type: ignore[attr-defined]
+    assert [s.parent_span_id.hex() for s in from_header] == [HEADER_SPAN]  # type: ignore[attr-defined]
+    assert {"mcp.server.operation.duration", "mcp.client.operation.duration", "toolpool.calls"} <= metrics
 
 
 async def test_metrics_are_scraped_with_their_own_token_and_move_by_the_calls_made(tmp_path: Path) -> None:

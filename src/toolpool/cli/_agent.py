@@ -21,6 +21,7 @@ from toolpool.cli._common import (
     print_json,
     run,
     secret_key,
+    telemetry_for,
 )
 
 __all__ = ["run_agent"]
@@ -97,6 +98,8 @@ def run_agent(
         elif isinstance(entry, AnswerEntry) and not entry.completed:
             err.print(f"[red]{entry.agent} reached the turn limit[/]", highlight=False)
 
+    telemetry = telemetry_for(loaded)
+
     async def ask() -> tuple[str, bool, list[dict[str, object]]]:
         chosen = (
             OpenAIChatModel(name, api_key=key, base_url=base_url, timeout_s=timeout, max_retries=retries)
@@ -104,7 +107,7 @@ def run_agent(
             else AnthropicModel(name, api_key=key, base_url=base_url, timeout_s=timeout, max_retries=retries)
         )
         try:
-            async with Pool(loaded, secret_key=secret_key(loaded)) as pool:
+            async with Pool(loaded, secret_key=secret_key(loaded), telemetry=telemetry.telemetry) as pool:
                 lead = Lead(
                     pool, chosen, ticket=ticket, principal=actor(), max_turns=max_turns, on_entry=show
                 )
@@ -113,7 +116,10 @@ def run_agent(
         finally:
             await chosen.aclose()
 
-    answer, completed, transcript = run(ask)
+    try:
+        answer, completed, transcript = run(ask)
+    finally:
+        telemetry.close()
     if as_json:
         print_json({"answer": answer, "completed": completed, "transcript": transcript})
     else:

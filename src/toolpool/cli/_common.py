@@ -15,7 +15,9 @@ import typer
 from rich.console import Console
 
 from toolpool.config import Config, load_config
+from toolpool.errors import UsageError
 from toolpool.store import SecretKey, Store
+from toolpool.telemetry import TelemetryRuntime, settings_from_environment, start_telemetry
 from toolpool.tickets import Ticket
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "print_json",
     "run",
     "secret_key",
+    "telemetry_for",
 ]
 
 app = typer.Typer(
@@ -116,3 +119,12 @@ def clip(text: str, limit: int = 100) -> str:
 def fail(message: str, code: int = 1) -> Any:
     sys.stderr.write(f"toolpool: error: {message}\n")  # one line, never wrapped
     raise SystemExit(code)
+
+
+def telemetry_for(config: Config, *, prometheus: bool = False) -> TelemetryRuntime:
+    """``[telemetry]`` with the ``OTEL_*`` and ``TOOLPOOL_CALL_LOG*`` variables applied, started
+    (close it after the pool: its last spans are sent then)."""
+    try:
+        return start_telemetry(settings_from_environment(config.telemetry, os.environ), prometheus=prometheus)
+    except UsageError as exc:
+        return fail(str(exc))  # type: ignore[no-any-return]

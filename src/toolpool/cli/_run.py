@@ -22,6 +22,7 @@ from toolpool.cli._common import (
     print_json,
     run,
     secret_key,
+    telemetry_for,
 )
 from toolpool.errors import ConnectionRefused
 from toolpool.pool import Pool
@@ -103,8 +104,10 @@ def call(
     if not isinstance(arguments, dict):
         fail("--args must be a JSON object")
 
+    telemetry = telemetry_for(loaded)
+
     async def connect_and_call() -> Any:
-        async with Pool(loaded, secret_key=secret_key(loaded)) as pool:
+        async with Pool(loaded, secret_key=secret_key(loaded), telemetry=telemetry.telemetry) as pool:
             with err.status(f"connecting {alias}", spinner="dots"):
                 await pool.connect(alias)
             session = pool.session(actor(), OPERATOR)
@@ -120,6 +123,8 @@ def call(
         envelope = run(connect_and_call)
     except ConnectionRefused as refused:
         fail(f"connection to {alias!r} refused: " + "; ".join(refused.reasons))
+    finally:
+        telemetry.close()
     if as_json:
         print_json(
             {

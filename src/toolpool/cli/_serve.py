@@ -25,9 +25,18 @@ from typing import Annotated
 import anyio
 import typer
 
-from toolpool.cli._common import DEFAULT_CONFIG, ConfigPath, actor, app, fail, load, run, secret_key
+from toolpool.cli._common import (
+    DEFAULT_CONFIG,
+    ConfigPath,
+    actor,
+    app,
+    fail,
+    load,
+    run,
+    secret_key,
+    telemetry_for,
+)
 from toolpool.config import Config
-from toolpool.errors import UsageError
 from toolpool.serve import (
     HTTP_PATH,
     AdminPlane,
@@ -40,10 +49,10 @@ from toolpool.serve import (
     serve_http,
     serve_stdio,
 )
-from toolpool.telemetry import TelemetryRuntime, settings_from_environment, start_telemetry
+from toolpool.telemetry import TelemetryRuntime
 from toolpool.tickets import Ticket
 
-__all__ = ["ADMIN_TOKEN_ENV", "METRICS_TOKEN_ENV", "serve", "telemetry_for"]
+__all__ = ["ADMIN_TOKEN_ENV", "METRICS_TOKEN_ENV", "serve"]
 
 ADMIN_TOKEN_ENV = "TOOLPOOL_ADMIN_TOKEN"  # noqa: S105 - the name of a variable, not a token
 METRICS_TOKEN_ENV = "TOOLPOOL_METRICS_TOKEN"  # noqa: S105 - the name of a variable, not a token
@@ -130,14 +139,6 @@ def serve(
 
     with sock:
         _serve(loaded, on_http, telemetry)
-
-
-def telemetry_for(config: Config, *, prometheus: bool = False) -> TelemetryRuntime:
-    """``[telemetry]`` with the ``OTEL_*`` and ``TOOLPOOL_CALL_LOG*`` variables applied, started."""
-    try:
-        return start_telemetry(settings_from_environment(config.telemetry, os.environ), prometheus=prometheus)
-    except UsageError as exc:
-        return fail(str(exc))  # type: ignore[no-any-return]
 
 
 def _token(path: Path | None, variable: str, kind: str) -> str | None:
