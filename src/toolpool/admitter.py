@@ -9,6 +9,7 @@ the pool admits the link's tools, or closes the link if anything failed.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
@@ -300,6 +301,7 @@ class Admitter:
         # call_timeout_s) may still take its connect time to list, on a busy machine say.
         settings = self._config.pool
         attributes = {names.MCP_METHOD: "tools/list", names.ALIAS: spec.alias}
+        started = time.perf_counter()
         with traced(self._telemetry, "tools/list", SpanKind.CLIENT, attributes) as span:
             try:
                 listed = await session.list_tools(
@@ -307,10 +309,13 @@ class Admitter:
                 )
             except ListingTooLarge as exc:
                 mark_outcome(span, "listing_too_large")
+                self._listed_in(started, attributes, "listing_too_large")
                 raise ConnectionRefused(spec.alias, (f"R2: {exc}",)) from None
             except UpstreamError as exc:
                 mark_outcome(span, exc.envelope_code)
+                self._listed_in(started, attributes, exc.envelope_code)
                 raise
+            self._listed_in(started, attributes, "ok")
             cleaned = self.clean(listed)
             tokens = listing_tokens(cleaned)
             if span.is_recording():
@@ -319,6 +324,11 @@ class Admitter:
                 )
         self._alarm(spec, cleaned, tokens)
         return cleaned
+
+    def _listed_in(self, started: float, attributes: Mapping[str, str], code: str) -> None:
+        if self._telemetry.metering:
+            measured = dict(attributes) if code == "ok" else {**attributes, names.ERROR_TYPE: code}
+            self._telemetry.client_duration.record(time.perf_counter() - started, measured)
 
     def _alarm(self, spec: ServerSpec, published: list[PublishedTool], tokens: int) -> None:
         """``mcp.tools_grew`` when the listing grew past what was approved (see ``growth``)."""

@@ -172,8 +172,10 @@ async def test_calls_are_counted_by_alias_tool_and_code_and_upstream_time_is_a_h
             for p in otel.points("toolpool.calls")
         }
         assert counts == {("store", "get", "ok"): 3, ("store", "get", "denied"): 1}
-        (histogram,) = otel.points("mcp.client.operation.duration")
-        assert histogram.count == 3  # type: ignore[union-attr]
+        durations = {
+            p.attributes["mcp.method.name"]: p.count for p in otel.points("mcp.client.operation.duration")
+        }  # type: ignore[index, union-attr]
+        assert durations == {"tools/call": 3, "tools/list": 1}  # type: ignore[union-attr]
         exposed = {p.attributes["toolpool.alias"]: p.value for p in otel.points("toolpool.tools.exposed")}  # type: ignore[index]
         assert exposed == {"store": 2}
         tokens = {p.attributes["toolpool.alias"]: p.value for p in otel.points("toolpool.tool_list.tokens")}  # type: ignore[index]
