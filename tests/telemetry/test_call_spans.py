@@ -182,6 +182,9 @@ async def test_calls_are_counted_by_alias_tool_and_code_and_upstream_time_is_a_h
         assert tokens["store"] == pool.snapshot().list_tokens > 0
         assert [p.value for p in otel.points("toolpool.connections.open")] == [1]
         assert [p.value for p in otel.points("toolpool.breaker.state")] == [0]
+    # The pool wrote its call records and audit events on closing at the latest: timed.
+    writes = otel.points("toolpool.store.operation.duration")
+    assert sum(p.count for p in writes) >= 1  # type: ignore[union-attr]
 
 
 async def test_each_call_decision_writes_one_json_log_line_with_the_argument_shape_never_a_value(
