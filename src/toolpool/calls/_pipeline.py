@@ -46,9 +46,8 @@ from toolpool.config import PoolSettings
 from toolpool.errors import PoolClosed, UpstreamError
 from toolpool.redaction import Redactor
 from toolpool.registry import Registry, Snapshot
-from toolpool.telemetry import CallLine, SpanKind, Telemetry, UpstreamSpan, argument_shape, ids_of, traced
+from toolpool.telemetry import CallLine, SpanKind, Telemetry, UpstreamSpan, call_decided, plain_name, traced
 from toolpool.telemetry import _names as names
-from toolpool.telemetry._spans import mark_outcome, record_gates
 from toolpool.tickets import Permission, Ticket, authorize
 from toolpool.upstream import Link
 from toolpool.vetting import ExposedTool, Screener
@@ -163,7 +162,7 @@ class CallPipeline:
         """``run`` with its span, metrics and call-log line."""
         telemetry = self._telemetry
         tool = snapshot.get(name)
-        alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", name[:128])
+        alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", plain_name(name))
         attributes = {
             names.TOOL_NAME: remote,
             names.ALIAS: alias,
@@ -178,33 +177,22 @@ class CallPipeline:
             gate, envelope = await self._gates(session, snapshot, name, arguments, ticket)
             envelope = self._redacted(envelope)
             seconds = time.perf_counter() - started
-            record_gates(span, gate, envelope.ok)
-            mark_outcome(span, envelope.code)
-            if telemetry.metering:
-                telemetry.calls.add(
-                    1, {names.ALIAS: alias, names.TOOL_NAME: remote, "toolpool.code": envelope.code}
-                )
-            if telemetry.call_log is not None:
-                trace_id, span_id = ids_of(span)
-                telemetry.call_log.write(
-                    CallLine(
-                        session=session.id,
-                        principal=session.principal,
-                        alias=alias,
-                        tool=remote,
-                        code=envelope.code,
-                        duration_ms=round(seconds * 1000, 3),
-                        arguments=argument_shape(arguments),
-                        result_bytes=len(envelope.text.encode("utf-8", "surrogatepass")),
-                        suspicious=envelope.suspicious,
-                        screen_reasons=envelope.screen_reasons,
-                        clipped=envelope.clipped,
-                        snapshot_version=snapshot.version,
-                        release=session.release_number,
-                        trace_id=trace_id,
-                        span_id=span_id,
-                    )
-                )
+            line = CallLine(
+                session=session.id,
+                principal=session.principal,
+                alias=alias,
+                tool=remote,
+                code=envelope.code,
+                duration_ms=round(seconds * 1000, 3),
+                arguments=arguments,
+                result_bytes=len(envelope.text.encode("utf-8", "surrogatepass")),
+                suspicious=envelope.suspicious,
+                screen_reasons=envelope.screen_reasons,
+                clipped=envelope.clipped,
+                snapshot_version=snapshot.version,
+                release=session.release_number,
+            )
+            call_decided(telemetry, span, line, gate)
             if self._recording is not None:
                 self._recording.record(session, snapshot, name, arguments, envelope, seconds)
             return envelope

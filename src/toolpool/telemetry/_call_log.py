@@ -34,7 +34,7 @@ class CallLine:
     tool: str
     code: str
     duration_ms: float
-    arguments: Mapping[str, object]
+    arguments: object  # the call's arguments: only their shape is ever written
     result_bytes: int
     suspicious: bool
     screen_reasons: tuple[str, ...]
@@ -65,7 +65,7 @@ class CallLog:
             "tool": plain_name(line.tool),
             "code": line.code,
             "duration_ms": line.duration_ms,
-            "arguments": line.arguments,
+            "arguments": argument_shape(line.arguments),
             "result_bytes": line.result_bytes,
             "suspicious": line.suspicious,
             "screen_reasons": list(line.screen_reasons),

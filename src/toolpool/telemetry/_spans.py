@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -31,9 +32,19 @@ from opentelemetry.trace import (
 )
 
 from toolpool.telemetry import _names as n
+from toolpool.telemetry._call_log import CallLine
 from toolpool.telemetry._telemetry import Telemetry, extract, inject
 
-__all__ = ["GATES", "ServerSpan", "UpstreamSpan", "ids_of", "mark_outcome", "record_gates", "traced"]
+__all__ = [
+    "GATES",
+    "ServerSpan",
+    "UpstreamSpan",
+    "call_decided",
+    "ids_of",
+    "mark_outcome",
+    "record_gates",
+    "traced",
+]
 
 GATES = ("snapshot", "connection", "enabled", "ticket", "arguments", "taint", "breaker", "upstream", "result")
 
@@ -79,6 +90,19 @@ def record_gates(span: Span, last: int, passed: bool) -> None:
                 "toolpool.gate.passed": ok,
             },
         )
+
+
+def call_decided(telemetry: Telemetry, span: Span, line: CallLine, gate: int) -> None:
+    """What one call decision leaves besides its records: the gates as events on ``span``,
+    ``error.type``, the ``toolpool.calls`` count and the call-log line (with the span's ids)."""
+    ok = line.code == "ok"
+    record_gates(span, gate, ok)
+    mark_outcome(span, line.code)
+    if telemetry.metering:
+        telemetry.calls.add(1, {n.ALIAS: line.alias, n.TOOL_NAME: line.tool, "toolpool.code": line.code})
+    if telemetry.call_log is not None:
+        trace_id, span_id = ids_of(span)
+        telemetry.call_log.write(replace(line, trace_id=trace_id, span_id=span_id))
 
 
 def ids_of(span: Span) -> tuple[str, str]:
