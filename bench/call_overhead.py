@@ -42,13 +42,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         print(anyio.run(profile_pool_calls, eras[0], args.calls))
         return 0
-    results = anyio.run(_run, args.calls, args.connect_runs, eras, not args.json)
+    sections = frozenset(part for part in args.sections.split(",") if part)
+    results = anyio.run(_run, args.calls, args.connect_runs, eras, not args.json, sections)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
 
 
-async def _run(calls: int, connect_runs: int, eras: tuple[str, ...], show: bool) -> dict[str, Any]:
+async def _run(
+    calls: int, connect_runs: int, eras: tuple[str, ...], show: bool, sections: frozenset[str]
+) -> dict[str, Any]:
     results: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
@@ -66,15 +69,20 @@ async def _run(calls: int, connect_runs: int, eras: tuple[str, ...], show: bool)
             path.mkdir()
             return path
 
-        call_rows = [await measure_calls(folder(), era, calls, block, max(50, calls // 10)) for era in eras]
-        gates = await measure_gates(folder(), eras[0])
-        results["calls"] = {"calls_per_arm": calls, "block": block, "by_era": call_rows, "gates": gates}
-        _show(show, _call_table(results["calls"]), _gate_table(gates, call_rows))
-        snapshots = [await measure_snapshots(folder(), eras[0], size) for size in SIZES]
-        results["snapshots"] = {"by_size": snapshots, "ratio_largest_vs_smallest": ratios(snapshots)}
-        _show(show, _snapshot_table(results["snapshots"]))
-        results["connect"] = await measure_connect(folder(), eras[0], connect_runs)
-        _show(show, _connect_table(results["connect"]))
+        if "calls" in sections:
+            call_rows = [
+                await measure_calls(folder(), era, calls, block, max(50, calls // 10)) for era in eras
+            ]
+            gates = await measure_gates(folder(), eras[0])
+            results["calls"] = {"calls_per_arm": calls, "block": block, "by_era": call_rows, "gates": gates}
+            _show(show, _call_table(results["calls"]), _gate_table(gates, call_rows))
+        if "snapshots" in sections:
+            snapshots = [await measure_snapshots(folder(), eras[0], size) for size in SIZES]
+            results["snapshots"] = {"by_size": snapshots, "ratio_largest_vs_smallest": ratios(snapshots)}
+            _show(show, _snapshot_table(results["snapshots"]))
+        if "connect" in sections:
+            results["connect"] = await measure_connect(folder(), eras[0], connect_runs)
+            _show(show, _connect_table(results["connect"]))
     return results
 
 
@@ -244,6 +252,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--connect-runs", type=int, default=_DEFAULT_CONNECT_RUNS, help="connects per arm")
     parser.add_argument(
         "--eras", default=",".join(_ERAS), help="comma-separated; the first is used for 1b, 2, 3"
+    )
+    parser.add_argument(
+        "--sections",
+        default="calls,snapshots,connect",
+        help="comma-separated: which of calls (1, 1b), snapshots (2), connect (3) to run",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--profile", action="store_true", help="profile --calls pool.calls with cProfile")

@@ -134,6 +134,9 @@ async def test_one_trace_runs_from_the_client_through_the_gateway_to_the_upstrea
     assert attributes["gen_ai.tool.name"].string_value == "mcp__store__get"
     assert attributes["mcp.protocol.version"].string_value == "2026-07-28"
     assert attributes["toolpool.principal"].string_value == "token:ana"
+    assert attributes["toolpool.alias"].string_value == "store"
+    assert attributes["toolpool.snapshot.version"].int_value >= 1
+    assert attributes["toolpool.release"].int_value >= 1
     assert "jsonrpc.request.id" in attributes
     from_header = [
         s for s in spans if s.trace_id.hex() == HEADER_TRACE and s.name == "tools/call mcp__store__get"

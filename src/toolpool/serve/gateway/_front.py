@@ -92,7 +92,7 @@ def build_server(gateway: Gateway, door: Door) -> Server[Any]:
         with _span(gateway, ctx, "tools/call", params.name) as span:
             view = door.view(ctx)
             gateway.revive()
-            span.annotate(_session_attributes(view))
+            span.annotate(_session_attributes(view, params.name))
             result = await view.call_tool(params.name, params.arguments)
             code = (result.meta or {}).get(CODE_META_KEY, "ok")
             span.finish(code if isinstance(code, str) else "ok")
@@ -131,12 +131,16 @@ def _span(gateway: Gateway, ctx: ServerRequestContext[Any], method: str, target:
     )
 
 
-def _session_attributes(view: ClientView) -> dict[str, Any]:
+def _session_attributes(view: ClientView, tool: str | None = None) -> dict[str, Any]:
     session = view.session
+    snapshot = session.snapshot()
+    exposed = None if tool is None else snapshot.get(tool)
     return {
         names.PRINCIPAL: session.principal,
         names.SESSION: session.id,
         names.RELEASE: session.release_number,
+        names.SNAPSHOT_VERSION: snapshot.version,
+        names.ALIAS: None if exposed is None else exposed.alias,
     }
 
 
