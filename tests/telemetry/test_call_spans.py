@@ -52,15 +52,16 @@ def _config(tmp_path: Path, **spec: object) -> tuple[Config, Path]:
 
 
 def _gate_events(span: object) -> list[tuple[int, str, bool]]:
-    return [
-        (
-            e.attributes["toolpool.gate.number"],
-            e.attributes["toolpool.gate.name"],
-            e.attributes["toolpool.gate.passed"],
-        )
-        for e in span.events  # type: ignore[attr-defined]
-        if e.name == "toolpool.gate"
-    ]
+    """The gates as the span's events say: each passed one, then the failed one (if any)."""
+    found: list[tuple[int, str, bool]] = []
+    for event in span.events:  # type: ignore[attr-defined]
+        if event.name == "toolpool.gates.passed":
+            found += [(n, name, True) for n, name in enumerate(event.attributes["toolpool.gates"], start=1)]
+        elif event.name == "toolpool.gate.failed":
+            found.append(
+                (event.attributes["toolpool.gate.number"], event.attributes["toolpool.gate.name"], False)
+            )
+    return found
 
 
 async def test_an_ok_call_has_a_call_span_with_every_gate_passed_and_a_client_span_whose_context_goes_upstream(

@@ -45,7 +45,6 @@ RELEASE = "toolpool.release"
 SNAPSHOT_VERSION = "toolpool.snapshot.version"
 PRINCIPAL = "toolpool.principal"
 SESSION = "toolpool.session.id"
-GATE_EVENT = "toolpool.gate"
 
 # Metric names
 SERVER_DURATION = "mcp.server.operation.duration"

@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 GATES = ("snapshot", "connection", "enabled", "ticket", "arguments", "taint", "breaker", "upstream", "result")
+_PASSED = "toolpool.gates.passed"
+_FAILED = "toolpool.gate.failed"
 
 
 def traced(
@@ -77,19 +79,16 @@ def mark_outcome(span: Span, code: str) -> None:
 
 
 def record_gates(span: Span, last: int, passed: bool) -> None:
-    """Gates 1..``last`` as span events: each passed, except ``last`` when it refused."""
+    """The gates as span events: ``toolpool.gates.passed`` names every gate the call passed, in
+    order, and ``toolpool.gate.failed`` the one that refused it (if one did). Two events at most:
+    each event costs the span an attribute check, and a call passes up to nine gates."""
     if not span.is_recording():
         return
-    for number in range(1, last + 1):
-        ok = passed or number < last
-        span.add_event(
-            n.GATE_EVENT,
-            {
-                "toolpool.gate.number": number,
-                "toolpool.gate.name": GATES[number - 1],
-                "toolpool.gate.passed": ok,
-            },
-        )
+    through = last if passed else last - 1
+    if through:
+        span.add_event(_PASSED, {"toolpool.gates": GATES[:through]})
+    if not passed:
+        span.add_event(_FAILED, {"toolpool.gate.number": last, "toolpool.gate.name": GATES[last - 1]})
 
 
 def call_decided(telemetry: Telemetry, span: Span, line: CallLine, gate: int) -> None:
