@@ -126,7 +126,7 @@ async def assemble(
         recording=recording,
         clock=clock,
     )
-    sessions = Sessions(pipeline, visibility, opened, recorder)
+    sessions = Sessions(pipeline, visibility, opened, recorder, clock)
     secret = _secret_source(secrets, opened)
     eras = EraMemory(opened.tools.remembered_era, opened.tools.remember_era) if opened else EraMemory()
     admitter = Admitter(
