@@ -153,11 +153,18 @@ def _row(key: _Key, counts: Sequence[float]) -> dict[str, object]:
 
 
 def _upsert(dialect: str) -> Insert:
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(usage_ledger)
-    added = {name: usage_ledger.c[name] + statement.excluded[name] for name in _COUNTERS}
-    upsert: Insert = statement.on_conflict_do_update(index_elements=list(_KEY), set_=added)
+    """The upsert for ``dialect``, built once: building it costs more than running it."""
+    upsert = _UPSERTS.get(dialect)
+    if upsert is None:
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = insert(usage_ledger)
+        excluded = statement.excluded
+        added = {name: usage_ledger.c[name] + excluded[name] for name in _COUNTERS}
+        upsert = _UPSERTS[dialect] = statement.on_conflict_do_update(index_elements=list(_KEY), set_=added)
     return upsert
+
+
+_UPSERTS: dict[str, Insert] = {}
 
 
 def _totals(connection: Connection, columns: tuple[str, ...], since: date | None) -> list[UsageTotal]:
