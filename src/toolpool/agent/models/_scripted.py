@@ -11,7 +11,8 @@ test can assert exactly what a model was shown. A script file is JSON or YAML (b
       usage: {input_tokens: 812, output_tokens: 9}
 
 ``raw_arguments`` scripts a call whose arguments are not a JSON object, as a provider's
-would arrive; ``usage`` what the provider reports for the reply (the usage ledger counts it). Calls without an ``id`` get ``call_<n>``, n counting every call in the script.
+would arrive; ``usage``, the tokens a provider would report for the reply (the usage ledger
+counts them). Calls without an ``id`` get ``call_<n>``, n counting every call in the script.
 """
 
 from __future__ import annotations
