@@ -1,15 +1,19 @@
-"""Shared test helpers: TOML configs for demo and scripted servers, process inspection."""
+"""Shared test helpers: TOML configs for demo and scripted servers, process inspection, and the
+usage ledger summed from call records."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 from toolpool import Config, load_config
+from toolpool.store import CallRecord, UsageTotal
 
 SCRIPTED = Path(__file__).parent / "servers" / "scripted.py"
 
@@ -133,3 +137,42 @@ def children_of_this_process() -> set[int]:
 
 
 PYTHON = sys.executable
+
+
+def usage_of_records(records: Sequence[CallRecord], columns: Sequence[str]) -> dict[tuple[str, ...], Any]:
+    """What the usage ledger must say of ``records`` per key ``columns`` (as
+    ``store.usage.totals`` names them), summed here from the call records themselves:
+    key -> (calls, errors, codes, wait_ms rounded to 3 places, bytes_in, bytes_out)."""
+    sums: dict[tuple[str, ...], list[Any]] = {}
+    for record in records:
+        values = {
+            "principal": record.principal or "",
+            "session_id": record.session_id or "",
+            "alias": record.alias,
+            "tool": record.tool,
+            "day": record.at.astimezone(UTC).date().isoformat(),
+        }
+        found = sums.setdefault(tuple(values[c] for c in columns), [0, 0, Counter(), 0.0, 0, 0])
+        found[0] += 1
+        found[1] += record.code != "ok"
+        found[2][record.code] += 1
+        found[3] += record.duration_ms
+        found[4] += record.bytes_in
+        found[5] += record.bytes_out
+    return {key: (c, e, dict(codes), round(w, 3), i, o) for key, (c, e, codes, w, i, o) in sums.items()}
+
+
+def usage_of_totals(totals: Sequence[UsageTotal], columns: Sequence[str]) -> dict[tuple[str, ...], Any]:
+    """``store.usage.totals`` in the form of ``usage_of_records``, rows without calls left out."""
+    return {
+        tuple(total.key[c] for c in columns): (
+            total.calls,
+            total.errors,
+            dict(total.codes),
+            round(total.wait_ms, 3),
+            total.bytes_in,
+            total.bytes_out,
+        )
+        for total in totals
+        if total.calls
+    }

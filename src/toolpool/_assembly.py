@@ -133,7 +133,7 @@ async def assemble(
         telemetry=telemetry,
         clock=clock,
     )
-    sessions = Sessions(pipeline, visibility, opened, recorder)
+    sessions = Sessions(pipeline, visibility, opened, recorder, clock)
     secret = _secret_source(secrets, opened)
     eras = EraMemory(opened.tools.remembered_era, opened.tools.remember_era) if opened else EraMemory()
     admitter = Admitter(

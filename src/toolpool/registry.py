@@ -29,11 +29,20 @@ class Snapshot:
     version: int
     tools: tuple[ExposedTool, ...]
     _by_name: Mapping[str, ExposedTool] = field(repr=False, compare=False)
+    _alias_tokens: Mapping[str, int] = field(repr=False, compare=False)
 
     @classmethod
     def of(cls, version: int, tools: Iterable[ExposedTool]) -> Snapshot:
         ordered = tuple(sorted(tools, key=lambda tool: tool.name))
-        return cls(version, ordered, MappingProxyType({tool.name: tool for tool in ordered}))
+        tokens: dict[str, int] = {}
+        for tool in ordered:
+            tokens[tool.alias] = tokens.get(tool.alias, 0) + tool.list_tokens
+        return cls(
+            version,
+            ordered,
+            MappingProxyType({tool.name: tool for tool in ordered}),
+            MappingProxyType(dict(sorted(tokens.items()))),
+        )
 
     def get(self, name: str) -> ExposedTool | None:
         return self._by_name.get(name)
@@ -45,7 +54,13 @@ class Snapshot:
     @property
     def list_tokens(self) -> int:
         """What listing every tool of this snapshot costs a model's prompt (estimated)."""
-        return sum(tool.list_tokens for tool in self.tools)
+        return sum(self._alias_tokens.values())
+
+    @property
+    def list_tokens_by_alias(self) -> Mapping[str, int]:
+        """``list_tokens`` per alias with tools in this snapshot, computed once when it was made
+        (the usage ledger records it for every listing)."""
+        return self._alias_tokens
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name

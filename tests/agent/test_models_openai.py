@@ -22,6 +22,7 @@ from toolpool.agent._messages import (
     ToolCall,
     ToolResult,
     ToolSpec,
+    Usage,
     UserMessage,
 )
 from toolpool.agent.models import OpenAIChatModel
@@ -73,6 +74,18 @@ async def test_a_plain_answer_comes_back_as_text_with_its_usage(
         "messages": [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Hi"}],
         "max_completion_tokens": 4096,
     }
+
+
+def test_usage_is_read_from_chat_completions_or_responses_style_fields() -> None:
+    body = openai_completion("Sunny.")
+    body["usage"] = {"input_tokens": 40, "output_tokens": 5, "total_tokens": 45}
+    assert read_reply(body).usage == Usage(40, 5)
+    body["usage"] = {"prompt_tokens": 30, "completion_tokens": 2, "input_tokens": 999}
+    assert read_reply(body).usage == Usage(30, 2)
+    body["usage"] = {"prompt_tokens": "many", "completion_tokens": None}
+    assert read_reply(body).usage == Usage(0, 0)
+    del body["usage"]
+    assert read_reply(body).usage == Usage(0, 0)
 
 
 @pytest.mark.parametrize(

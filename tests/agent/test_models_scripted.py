@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import toolpool.agent.models
-from toolpool.agent._messages import Model, ModelReply, ModelRequest, ToolCall, UserMessage
+from toolpool.agent._messages import Model, ModelReply, ModelRequest, ToolCall, Usage, UserMessage
 from toolpool.agent.models import ScriptedModel
 from toolpool.errors import ConfigError, ModelUnavailable, UsageError
 
@@ -29,7 +29,7 @@ SCRIPT: list[dict[str, Any]] = [
             {"name": "clock"},
         ],
     },
-    {"text": "k2 is v2.", "stop_reason": "max_tokens"},
+    {"text": "k2 is v2.", "stop_reason": "max_tokens", "usage": {"input_tokens": 812, "output_tokens": 9}},
 ]
 
 
@@ -93,6 +93,7 @@ async def test_a_script_file_plays_its_replies_with_generated_call_ids(tmp_path:
     )
     second = await complete(model, ask("b"))
     assert (second.text, second.tool_calls, second.stop_reason) == ("k2 is v2.", (), "max_tokens")
+    assert (first.usage, second.usage) == (Usage(0, 0), Usage(812, 9))
 
 
 @pytest.mark.parametrize(
@@ -120,6 +121,23 @@ async def test_a_script_file_plays_its_replies_with_generated_call_ids(tmp_path:
             "give arguments or raw_arguments, not both",
         ),
         ("script.yaml", "- hello", "script.yaml: [0]: a reply must be a mapping, not a string"),
+        ("script.yaml", "- usage: 5", "script.yaml: [0].usage: usage must be a mapping, not a number"),
+        ("script.yaml", "- usage: {tokens: 5}", "script.yaml: [0].usage: unknown key 'tokens'"),
+        (
+            "script.yaml",
+            "- usage: {input_tokens: -1}",
+            "script.yaml: [0].usage.input_tokens: must be a token count (0 or more)",
+        ),
+        (
+            "script.yaml",
+            "- usage: {output_tokens: true}",
+            "script.yaml: [0].usage.output_tokens: must be a token count (0 or more)",
+        ),
+        (
+            "script.yaml",
+            "- usage: {output_tokens: 1.5}",
+            "script.yaml: [0].usage.output_tokens: must be a token count (0 or more)",
+        ),
     ],
 )
 def test_a_bad_script_file_raises_one_config_error_line_naming_the_file_and_place(

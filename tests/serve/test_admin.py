@@ -15,6 +15,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from toolpool.serve import EventHub
 from toolpool.serve._events import DROPPED
 from toolpool.serve._patterns import ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
 from toolpool.serve.admin import admin_app
-from toolpool.store import CallRecord, SecretKey, Store
+from toolpool.store import MODEL, CallRecord, SecretKey, Store, UsageEntry
 
 TOKEN = "admin-7f3c9a1b5d2e4f60"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -141,7 +142,7 @@ def _tool(client: httpx.Client, alias: str, name: str) -> dict[str, Any]:
 def test_every_route_refuses_a_missing_or_wrong_token_with_401(served: Served) -> None:
     routes = [("GET", "/admin/openapi.json"), ("GET", "/admin/tools"), ("GET", "/admin/audit/verify")]
     routes += [("POST", "/admin/tools/demo/lookup/enable"), ("POST", "/admin/servers/demo/disable")]
-    routes += [("GET", "/admin/events")]
+    routes += [("GET", "/admin/events"), ("GET", "/admin/usage"), ("GET", "/admin/usage?by=day")]
     wrong = [{}, {"Authorization": "Bearer nope"}, {"Authorization": f"Basic {TOKEN}"}]
     wrong += [{"Authorization": f"Bearer {TOKEN}x"}, {"Authorization": b"Bearer t\xf6ken"}]  # type: ignore[dict-item]
     with httpx.Client(base_url=served.url, timeout=_WAIT_S) as anonymous:
@@ -184,6 +185,7 @@ def test_the_openapi_spec_is_served_with_the_token_and_names_every_route(client:
     spec = client.get("/admin/openapi.json").json()
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     assert "/admin/tools/{alias}/{name}/approve-write" in spec["paths"]
+    assert "/admin/usage" in spec["paths"]
     assert "/admin/openapi.json" not in spec["paths"]
     assert client.get("/admin/docs").status_code == 404
 
@@ -442,6 +444,72 @@ def test_call_stats_and_records_after_calls_were_recorded(store: Store, client: 
     assert page["calls"][0]["principal"] == "ana" and page["calls"][0]["release"] == 2
     rest = client.get("/admin/calls", params={"after_id": page["next_after_id"]}).json()
     assert [call["code"] for call in rest["calls"]] == ["denied"] and rest["next_after_id"] is None
+
+
+def test_usage_sums_the_ledger_by_each_key_from_a_day_on(store: Store, client: httpx.Client) -> None:
+    day_one = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
+    store.calls.record_calls(
+        [
+            CallRecord("s1", "ana", "demo", "lookup", "ok", 2.5, 10, 100, at=day_one),
+            CallRecord("s1", "ana", "demo", "lookup", "denied", 0.5, 10, 60, at=day_one),
+            CallRecord("s2", "bob", "demo", "send", "ok", 1.0, 12, 30, at=day_one + timedelta(days=1)),
+        ],
+        usage=[
+            UsageEntry(
+                "ana", "s1", MODEL, "scripted", model_requests=1, input_tokens=70, output_tokens=7, at=day_one
+            )
+        ],
+    )
+    ana, bob = client.get("/admin/usage").json()
+    assert ana == {
+        "key": {"principal": "ana"},
+        "calls": 2,
+        "errors": 1,
+        "codes": {"denied": 1, "ok": 1},
+        "wait_ms": 3.0,
+        "bytes_in": 20,
+        "bytes_out": 160,
+        "lists": 0,
+        "list_tokens": 0,
+        "model_requests": 1,
+        "input_tokens": 70,
+        "output_tokens": 7,
+    }
+    assert bob["key"] == {"principal": "bob"} and bob["codes"] == {"ok": 1}
+    tools = client.get("/admin/usage", params={"by": "tool"}).json()
+    assert [tuple(row["key"].values()) for row in tools] == [
+        ("@model", "scripted"),
+        ("demo", "lookup"),
+        ("demo", "send"),
+    ]
+    days = client.get("/admin/usage", params={"by": "day", "since": "2026-03-14T20:00:00-08:00"}).json()
+    assert [(row["key"], row["calls"]) for row in days] == [({"day": "2026-03-15"}, 1)]
+    assert [row["key"] for row in client.get("/admin/usage", params={"by": "session"}).json()] == [
+        {"session_id": "s1"},
+        {"session_id": "s2"},
+    ]
+    assert client.get("/admin/usage", params={"by": "alias", "since": "2026-03-16"}).json() == []
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"by": "user"},
+        {"since": "yesterday"},
+        {"since": "2026-03-14T20:00:00"},
+        {"since": "2026-02-30"},
+        {"bye": "day"},
+    ],
+)
+def test_usage_refuses_a_bad_key_or_day_with_422_and_one_line(
+    client: httpx.Client, params: dict[str, str]
+) -> None:
+    response = client.get("/admin/usage", params=params)
+    assert response.status_code == 422, params
+    assert (
+        response.json()["error"].startswith("invalid request: query/")
+        and "\n" not in response.json()["error"]
+    )
 
 
 def test_a_closed_store_answers_503(store: Store, client: httpx.Client) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -273,7 +274,9 @@ class _Http:
         assert not any(marker in raw for marker in _TRACEBACK), raw[:500]
         assert response.status_code < 500, (response.status_code, raw[:500])
         if response.headers.get("content-type", "").startswith("text/event-stream"):
-            lines = raw.decode().splitlines()
+            # SSE ends lines at CR, LF or CRLF only: str.splitlines() would also split inside an
+            # id that holds U+2028, U+0085 or U+001C-U+001E, which JSON leaves unescaped.
+            lines = re.split(r"\r\n|\r|\n", raw.decode())
             return response.status_code, [
                 json.loads(line[5:]) for line in lines if line.startswith("data:") and line[5:].strip()
             ]

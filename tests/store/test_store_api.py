@@ -27,6 +27,8 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "ConfigEnablement",
         "ConfigFirstPins",
         "ImportedTool",
+        "LISTING",
+        "MODEL",
         "Release",
         "SecretKey",
         "SessionTaint",
@@ -35,7 +37,12 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "StoredPin",
         "TokenHolder",
         "ToolState",
+        "USAGE_KEYS",
+        "UsageBy",
+        "UsageEntry",
+        "UsageTotal",
         "open_synced",
+        "usage_day",
     ]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from toolpool.agent._helpers import Helper
-from toolpool.agent._loop import BuiltinSchema, Outcome, invalid_arguments, not_shown
+from toolpool.agent._loop import BuiltinSchema, Meter, Outcome, invalid_arguments, not_shown
 from toolpool.agent._messages import ToolCall, ToolSpec
 from toolpool.agent._transcript import Transcript
 from toolpool.calls import Session
@@ -50,12 +50,18 @@ class Builtins:
     """The builtins of one Lead run, bound to its pool, session, helpers and transcript."""
 
     def __init__(
-        self, pool: Pool, session: Session, helpers: Mapping[str, Helper], transcript: Transcript
+        self,
+        pool: Pool,
+        session: Session,
+        helpers: Mapping[str, Helper],
+        transcript: Transcript,
+        meter: Meter | None = None,
     ) -> None:
         self._pool = pool
         self._session = session
         self._helpers = MappingProxyType(dict(helpers))
         self._transcript = transcript
+        self._meter = meter
         aliases = tuple(sorted(pool.config.servers))
         alias_schema = _alias_schema(aliases)
         self._schemas: dict[str, BuiltinSchema] = {
@@ -155,7 +161,11 @@ class Builtins:
         helper = self._helpers[role]
         try:
             run = await helper.run(
-                prompt, name=role, transcript=self._transcript, telemetry=self._pool.telemetry
+                prompt,
+                name=role,
+                transcript=self._transcript,
+                meter=self._meter,
+                telemetry=self._pool.telemetry,
             )
         except ModelError:
             return Outcome(f"{role} could not answer: its model failed", "failed")

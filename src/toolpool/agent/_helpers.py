@@ -8,9 +8,11 @@ across the tasks it is given, as a colleague remembers earlier requests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
-from toolpool.agent._loop import AgentRun, Outcome, converse
+from toolpool.agent._loop import AgentRun, Meter, Outcome, converse
 from toolpool.agent._messages import Message, Model, ToolCall, ToolSpec, UserMessage
 from toolpool.agent._transcript import Transcript
 from toolpool.telemetry import Telemetry
@@ -33,6 +35,7 @@ class _NoTools:
     snapshot_version: int | None = None
     specs: tuple[ToolSpec, ...] = ()
     search: bool = False
+    listed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     async def run(self, call: ToolCall) -> Outcome:
         return Outcome(
@@ -68,9 +71,12 @@ class Helper:
         *,
         name: str = "",
         transcript: Transcript | None = None,
+        meter: Meter | None = None,
         telemetry: Telemetry | None = None,
     ) -> AgentRun:
-        """Do ``task``; ``name`` is how the transcript calls this helper (``subagent:NAME``).
+        """Do ``task``; ``name`` is how the transcript calls this helper (``subagent:NAME``);
+        ``meter`` counts its model requests (the Lead passes its session's, so a helper's
+        tokens are billed to the Lead's principal and session); ``telemetry`` traces them.
 
         Raises:
             ModelError: the model failed.
@@ -87,6 +93,7 @@ class Helper:
             max_turns=self.max_turns,
             max_tokens=self.max_tokens,
             next_turn=_NoTools,
+            meter=meter,
             telemetry=telemetry,
         )
         return AgentRun(answer, completed, transcript)

@@ -9,6 +9,10 @@ on (gate 2).
 
 When the MCP tools would cost more prompt tokens than the ``ContextBudget`` allows, the Lead
 is shown ``search_tools`` instead of them; what it finds is shown from the next request on.
+
+Every answered model request, the Lead's and its helpers', goes to the usage ledger under the
+Lead's session and principal: the list tokens of the MCP tools it showed, per alias, and the
+model's reported tokens (``Session.record_listing``, ``Session.record_model_usage``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from toolpool.agent._budget import ContextBudget, ToolIndex, order_tools
 from toolpool.agent._builtins import Builtins
 from toolpool.agent._helpers import Helper
 from toolpool.agent._loop import AgentRun, Outcome, converse, invalid_arguments, not_shown
-from toolpool.agent._messages import Message, Model, ToolCall, ToolSpec, UserMessage
+from toolpool.agent._messages import Message, Model, ToolCall, ToolSpec, Usage, UserMessage
 from toolpool.agent._transcript import Entry, Transcript
 from toolpool.calls import Envelope, Session
 from toolpool.pool import Pool
@@ -95,7 +99,7 @@ class Lead:
             ModelError: the Lead's model failed (a helper's failure is a ``failed`` call).
         """
         transcript = transcript if transcript is not None else Transcript(self._on_entry)
-        builtins = Builtins(self.pool, self.session, self.helpers, transcript)
+        builtins = Builtins(self.pool, self.session, self.helpers, transcript, self._meter)
         self._messages.append(UserMessage(prompt))
         answer, completed = await converse(
             self.model,
@@ -106,9 +110,16 @@ class Lead:
             max_turns=self.max_turns,
             max_tokens=self.max_tokens,
             next_turn=lambda: _LeadTurn(self, builtins, self.session.snapshot()),
+            meter=self._meter,
             telemetry=self.pool.telemetry,
         )
         return AgentRun(answer, completed, transcript)
+
+    def _meter(self, model: str, listed: Mapping[str, int], usage: Usage) -> None:
+        """One answered model request, the Lead's or a helper's, into the usage ledger."""
+        session = self.session
+        session.record_listing(listed)
+        session.record_model_usage(model, usage.input_tokens, usage.output_tokens)
 
     def _index_of(self, version: int, tools: tuple[ToolSpec, ...]) -> ToolIndex:
         """The search index of a snapshot's tools, built once per snapshot version (and ticket,
@@ -133,6 +144,7 @@ class _LeadTurn:
         self._builtin_specs = builtins.specs(search=self.search)
         self.specs = self._builtin_specs + tuple(shown)
         self._shown_mcp = frozenset(spec.name for spec in shown)
+        self.listed = snapshot.list_tokens_by_alias if not self.search else _tokens_by_alias(snapshot, shown)
 
     @property
     def snapshot_version(self) -> int:
@@ -160,3 +172,13 @@ class _LeadTurn:
         self._lead._surfaced.update(spec.name for spec in found)
         names = ", ".join(spec.name for spec in found)
         return Outcome(f"found {names}; they are shown from the next request on", "ok")
+
+
+def _tokens_by_alias(snapshot: Snapshot, shown: list[ToolSpec]) -> dict[str, int]:
+    """The list tokens, per alias, of the tools of ``snapshot`` that ``shown`` names."""
+    tokens: dict[str, int] = {}
+    for spec in shown:
+        tool = snapshot.get(spec.name)
+        if tool is not None:
+            tokens[tool.alias] = tokens.get(tool.alias, 0) + tool.list_tokens
+    return tokens

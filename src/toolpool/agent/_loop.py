@@ -7,6 +7,10 @@ whose reply made it, never by what changed while the reply was being run.
 
 With telemetry on, each model request is a ``chat <model>`` span (with the tokens the provider
 reported) and each tool call an ``execute_tool <tool>`` span (GenAI conventions).
+
+A ``Meter`` (the Lead's session, for every role it runs) is told of each answered request:
+the model's name, the list tokens per alias of the MCP tools it was shown, and the usage the
+provider reported — the usage ledger's part of the agent runtime.
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ from toolpool.agent._messages import (
     ToolCall,
     ToolResult,
     ToolSpec,
+    Usage,
 )
 from toolpool.agent._transcript import AnswerEntry, CallEntry, RequestEntry, Transcript
 from toolpool.telemetry import SpanKind, Telemetry, mark_outcome, plain_name, traced
 from toolpool.telemetry import _names as names
 
-__all__ = ["AgentRun", "Outcome", "Turn", "converse", "invalid_arguments", "not_shown"]
+__all__ = ["AgentRun", "Meter", "Outcome", "Turn", "converse", "invalid_arguments", "not_shown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +63,19 @@ class Turn(Protocol):
     @property
     def search(self) -> bool: ...
 
+    @property
+    def listed(self) -> Mapping[str, int]:
+        """The estimated list tokens, per alias, of the MCP tools this request shows."""
+        ...
+
     async def run(self, call: ToolCall) -> Outcome: ...
+
+
+class Meter(Protocol):
+    """Counts one answered model request: the model's name, ``Turn.listed``, and the usage
+    its provider reported."""
+
+    def __call__(self, model: str, listed: Mapping[str, int], usage: Usage) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +98,11 @@ async def converse(
     max_turns: int,
     max_tokens: int,
     next_turn: Callable[[], Turn],
+    meter: Meter | None = None,
     telemetry: Telemetry | None = None,
 ) -> tuple[str, bool]:
-    """Run the loop on ``messages`` (appended to in place); the answer and whether it came."""
+    """Run the loop on ``messages`` (appended to in place); the answer and whether it came.
+    ``meter`` is told of every answered request; ``telemetry`` traces each request and call."""
     telemetry = telemetry if telemetry is not None else Telemetry.off()
     for request in range(1, max_turns + 1):
         turn = next_turn()
@@ -107,6 +126,8 @@ async def converse(
                         names.OUTPUT_TOKENS: reply.usage.output_tokens,
                     }
                 )
+        if meter is not None:
+            meter(model.name, turn.listed, reply.usage)
         messages.append(AssistantMessage(reply.text, reply.tool_calls))
         if not reply.tool_calls:
             transcript.add(AnswerEntry(agent, request, reply.text))

@@ -77,6 +77,9 @@ Message = UserMessage | AssistantMessage | ToolResult
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """The tokens a provider reported for one reply (0 where it reported none); the Lead
+    records them in the usage ledger."""
+
     input_tokens: int = 0
     output_tokens: int = 0
 

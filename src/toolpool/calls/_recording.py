@@ -1,5 +1,6 @@
-"""Gate 10: every call decision leaves an audit event and a call record, and a session's taint
-is kept as it grows — written off the call path.
+"""Gate 10: every call decision leaves an audit event, a call record and its usage-ledger
+increments, and a session's taint is kept as it grows — written off the call path. What
+sessions report to the usage ledger (tool lists shown, model tokens) goes the same way.
 
 ``CallRecording`` turns one call into its entries; ``Recorder`` queues them, and one task
 writes what gathered in a worker thread (one transaction per batch); closing waits, bounded,
@@ -22,7 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from toolpool.calls._envelope import Envelope
 from toolpool.calls._taint import TaintDelta
 from toolpool.registry import Snapshot
-from toolpool.store import AuditEntry, CallRecord, SessionTaint, Store
+from toolpool.store import AuditEntry, CallRecord, SessionTaint, Store, UsageEntry
 from toolpool.telemetry import Telemetry
 
 __all__ = ["CallRecording", "CallSession", "Recorder"]
@@ -52,11 +53,12 @@ _LINGER_S = 0.1
 # Bound on flushing what is left when the pool closes.
 _FLUSH_S = 15.0
 
-_Entry = AuditEntry | CallRecord | SessionTaint
+_Entry = AuditEntry | CallRecord | SessionTaint | UsageEntry
 
 
 class Recorder:
-    """Writes audit events and call records in the background, in order, losing nothing."""
+    """Writes audit events, call records, taint and usage entries in the background, in
+    order, losing nothing; a call record's usage-ledger increments go with it."""
 
     def __init__(self, store: Store, telemetry: Telemetry | None = None) -> None:
         self._store = store
@@ -93,6 +95,10 @@ class Recorder:
     def taint(self, session_id: str, delta: TaintDelta) -> None:
         self._put(SessionTaint(session_id, delta.encode(), datetime.now(UTC)))
 
+    def usage(self, entry: UsageEntry) -> None:
+        """Add ``entry`` to the usage ledger, in the batch of the calls around it."""
+        self._put(entry)
+
     async def aclose(self) -> None:
         """Stop taking entries and wait (bounded) until every queued one is written."""
         self._closing.set()
@@ -110,8 +116,9 @@ class Recorder:
         records = [entry for entry in batch if isinstance(entry, CallRecord)]
         events = [entry for entry in batch if isinstance(entry, AuditEntry)]
         taints = [entry for entry in batch if isinstance(entry, SessionTaint)]
+        usage = [entry for entry in batch if isinstance(entry, UsageEntry)]
         started = time.perf_counter()
-        self._store.calls.record_calls(records, events, taints)
+        self._store.calls.record_calls(records, events, taints, usage)
         if self._telemetry.metering:
             self._telemetry.store_duration.record(
                 time.perf_counter() - started, {"toolpool.store.operation": "record_calls"}

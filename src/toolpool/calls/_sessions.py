@@ -1,5 +1,5 @@
 """Sessions: one conversation's view of a pool — who it acts for, its ticket, its release, its
-taint.
+taint, and what it reports to the usage ledger.
 
 A session's snapshots show only what its ticket allows (R10) within its release (R15), and its
 taint ledger remembers the untrusted results it has seen, so that none of that text reaches a
@@ -8,13 +8,16 @@ default session.
 
 ``Sessions`` opens them: without a store, local ones; with a store, each bound to the current
 release (or, resumed by id, to its own) with its taint kept in the store as it grows and given
-back on resume, in whichever process resumes it.
+back on resume, in whichever process resumes it. What a session was shown (tool lists) and
+what its models spent (tokens) go to the usage ledger through the recorder, in the batches of
+its call records.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from toolpool.calls._envelope import Envelope
@@ -24,7 +27,7 @@ from toolpool.calls._taint import TaintDelta, TaintLedger
 from toolpool.calls._visible import ReleaseView, Visibility
 from toolpool.errors import UsageError
 from toolpool.registry import Snapshot
-from toolpool.store import Store
+from toolpool.store import LISTING, MODEL, Store, UsageEntry
 from toolpool.tickets import Ticket
 
 __all__ = ["Session", "Sessions"]
@@ -46,6 +49,8 @@ class Session:
         taint: TaintLedger,
         pipeline: CallPipeline,
         visibility: Visibility,
+        recorder: Recorder | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.id = session_id
         self.principal = principal
@@ -54,6 +59,8 @@ class Session:
         self.taint = taint
         self._pipeline = pipeline
         self._visibility = visibility
+        self._recorder = recorder
+        self._clock = clock
 
     def __repr__(self) -> str:
         return f"<Session {self.id} of {self.principal!r}>"
@@ -76,6 +83,36 @@ class Session:
         """One call in this session with ``ticket`` (``pool.call`` brings its own)."""
         return await self._pipeline.run(self, snapshot, name, arguments, ticket)
 
+    def record_listing(self, tokens_by_alias: Mapping[str, int]) -> None:
+        """A model or client was just shown tools of this session: ``tokens_by_alias`` is what
+        they cost its prompt per alias (``Snapshot.list_tokens_by_alias``, or the part shown).
+        The usage ledger counts one listing per alias (tool ``LISTING``); without a store,
+        nothing is kept."""
+        if self._recorder is None:
+            return
+        at = self._clock()
+        for alias, tokens in tokens_by_alias.items():
+            entry = UsageEntry(self.principal, self.id, alias, LISTING, lists=1, list_tokens=tokens, at=at)
+            self._recorder.usage(entry)
+
+    def record_model_usage(self, model: str, input_tokens: int, output_tokens: int) -> None:
+        """One model request made for this session (by its agent or a helper it delegated to)
+        and the tokens the provider reported, for the usage ledger (alias ``MODEL``, tool
+        ``model``); without a store, nothing is kept."""
+        if self._recorder is None:
+            return
+        entry = UsageEntry(
+            self.principal,
+            self.id,
+            MODEL,
+            model,
+            model_requests=1,
+            input_tokens=max(input_tokens, 0),
+            output_tokens=max(output_tokens, 0),
+            at=self._clock(),
+        )
+        self._recorder.usage(entry)
+
     def record_untrusted(self, text: str) -> None:
         """Remember text from elsewhere that a model was shown (a fetched result blob, say),
         so that gate 6 treats it as untrusted too."""
@@ -83,7 +120,8 @@ class Session:
 
 
 class Sessions:
-    """Opens a pool's sessions; ``store`` and ``recorder`` are None for a pool without one."""
+    """Opens a pool's sessions; ``store`` and ``recorder`` are None for a pool without one;
+    ``clock`` dates what sessions report to the usage ledger (as gate 10 dates calls)."""
 
     def __init__(
         self,
@@ -91,11 +129,13 @@ class Sessions:
         visibility: Visibility,
         store: Store | None = None,
         recorder: Recorder | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._pipeline = pipeline
         self._visibility = visibility
         self._store = store
         self._recorder = recorder
+        self._clock = clock
         self._releases: dict[int, ReleaseView] = {}
         self._numbers = itertools.count(1)
         self.default = self._made("pool", "pool", None, None, TaintLedger())
@@ -132,7 +172,17 @@ class Sessions:
         release: ReleaseView | None,
         taint: TaintLedger,
     ) -> Session:
-        return Session(session_id, principal, ticket, release, taint, self._pipeline, self._visibility)
+        return Session(
+            session_id,
+            principal,
+            ticket,
+            release,
+            taint,
+            self._pipeline,
+            self._visibility,
+            self._recorder,
+            self._clock,
+        )
 
     def _ledger(self, session_id: str) -> TaintLedger:
         recorder = self._recorder

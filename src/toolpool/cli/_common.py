@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 import anyio
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from toolpool.config import Config, load_config
 from toolpool.errors import UsageError
@@ -28,6 +29,7 @@ __all__ = [
     "ConfigPath",
     "actor",
     "app",
+    "cell",
     "clip",
     "err",
     "fail",
@@ -36,6 +38,7 @@ __all__ = [
     "open_store",
     "out",
     "print_json",
+    "printable",
     "run",
     "secret_key",
     "telemetry_for",
@@ -114,6 +117,16 @@ def print_json(value: object) -> None:
 def clip(text: str, limit: int = 100) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable written as its escape."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def cell(text: str) -> Text:
+    """Text from the database for the terminal: no markup, no escape sequences."""
+    return Text(printable(text))
 
 
 def fail(message: str, code: int = 1) -> Any:

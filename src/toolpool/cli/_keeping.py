@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
@@ -16,6 +15,7 @@ from toolpool.cli._common import (
     ConfigPath,
     actor,
     app,
+    cell,
     err,
     fail,
     key_file,
@@ -23,6 +23,7 @@ from toolpool.cli._common import (
     open_store,
     out,
     print_json,
+    printable,
     secret_key,
 )
 from toolpool.config import parse_config
@@ -178,12 +179,12 @@ def audit(
         for event in events:
             at = "?" if event.malformed else event.at.isoformat(timespec="seconds")
             table.add_row(
-                str(event.id), at, *(_cell(text) for text in (event.actor, event.action, event.resource))
+                str(event.id), at, *(cell(text) for text in (event.actor, event.action, event.resource))
             )
         out.print(table)
     for event in events:
         if event.malformed:
-            err.print(_cell(f"toolpool: event {event.id} is malformed: {event.malformed}"), soft_wrap=True)
+            err.print(cell(f"toolpool: event {event.id} is malformed: {event.malformed}"), soft_wrap=True)
 
 
 def _report_check(check: AuditCheck, as_json: bool) -> None:
@@ -201,9 +202,9 @@ def _report_check(check: AuditCheck, as_json: bool) -> None:
             }
         )
     if not check.ok:
-        fail(_safe(check.describe()))
+        fail(printable(check.describe()))
     if not as_json:
-        out.print(_cell(check.describe()))
+        out.print(cell(check.describe()))
 
 
 def _event_json(event: AuditEvent) -> dict[str, object]:
@@ -216,15 +217,6 @@ def _event_json(event: AuditEvent) -> dict[str, object]:
         "detail": event.detail,
         "malformed": event.malformed,
     }
-
-
-def _cell(text: str) -> Text:
-    """Text from the database for the terminal: no markup, no escape sequences."""
-    return Text(_safe(text))
-
-
-def _safe(text: str) -> str:
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 @app.command()

@@ -16,7 +16,8 @@ call pipeline is ``store.tools.is_enabled``.
     store.close()
 
 A ``Store`` holds one concern per attribute over one database: ``tools``, ``pins``,
-``releases``, ``secrets``, ``audit``, ``calls`` and ``tokens``. On the pool's side of the
+``releases``, ``secrets``, ``audit``, ``calls``, ``usage`` (the usage ledger, written with
+the call records) and ``tokens``. On the pool's side of the
 store: gate 3's two answers (``ConfigEnablement``, ``StoreEnablement``), pins that take the
 configuration's first (``ConfigFirstPins``), and ``open_synced``, which opens a pool's store
 with the configuration synced into it.
@@ -28,6 +29,8 @@ from toolpool.store._management import open_synced
 from toolpool.store._pins import ConfigFirstPins
 from toolpool.store._store import Store
 from toolpool.store._tokens import TokenHolder
+from toolpool.store._usage import BY as USAGE_KEYS
+from toolpool.store._usage import LISTING, MODEL, usage_day
 from toolpool.store._values import (
     AuditCheck,
     AuditEntry,
@@ -39,9 +42,15 @@ from toolpool.store._values import (
     SessionTaint,
     StoredPin,
     ToolState,
+    UsageBy,
+    UsageEntry,
+    UsageTotal,
 )
 
 __all__ = [
+    "LISTING",
+    "MODEL",
+    "USAGE_KEYS",
     "AuditCheck",
     "AuditEntry",
     "AuditEvent",
@@ -58,5 +67,9 @@ __all__ = [
     "StoredPin",
     "TokenHolder",
     "ToolState",
+    "UsageBy",
+    "UsageEntry",
+    "UsageTotal",
     "open_synced",
+    "usage_day",
 ]

@@ -1,5 +1,5 @@
-"""The store's call records (gate 10): written in batches with their audit events and the
-sessions' taint, read in pages and as statistics."""
+"""The store's call records (gate 10): written in batches with their audit events, the
+sessions' taint and the usage ledger's increments, read in pages and as statistics."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from toolpool.store._codec import storable
 from toolpool.store._database import Database
 from toolpool.store._stats import call_stats
 from toolpool.store._tables import call_records, session_taint
-from toolpool.store._values import AuditEntry, CallRecord, CallStats, SessionTaint
+from toolpool.store._usage import add_usage
+from toolpool.store._values import AuditEntry, CallRecord, CallStats, SessionTaint, UsageEntry
 
 __all__ = ["Calls"]
 
@@ -33,21 +34,19 @@ class Calls:
         records: Sequence[CallRecord],
         events: Sequence[AuditEntry] = (),
         taints: Sequence[SessionTaint] = (),
+        usage: Sequence[UsageEntry] = (),
     ) -> None:
-        """Store call records, append audit events and keep sessions' taint, all in one
-        transaction: gate 10 for a batch of calls costs about what one call's costs."""
-        rows = [_call_values(record) for record in records]
+        """Store call records, append audit events, keep sessions' taint and add the records
+        and ``usage`` to the usage ledger, all in one transaction: gate 10 for a batch of
+        calls costs about what one call's costs, and the ledger never disagrees with the
+        records."""
         if not events:
             with self._db.guard(), self._db.engine.begin() as connection:
-                if rows:
-                    connection.execute(insert(call_records), rows)
-                _insert_taints(connection, taints)
+                _insert(connection, records, taints, usage)
             return
         with self._db.write() as tx:
             tx.append_many(events)
-            if rows:
-                tx.connection.execute(insert(call_records), rows)
-            _insert_taints(tx.connection, taints)
+            _insert(tx.connection, records, taints, usage)
 
     def call_stats(self, since: datetime | None = None) -> list[CallStats]:
         """Per (alias, tool): calls, Envelope codes, p50 and p95 latency (since ``since``)."""
@@ -62,10 +61,18 @@ class Calls:
             return call_page(connection, after_id, limit)
 
 
-def _insert_taints(connection: Connection, taints: Sequence[SessionTaint]) -> None:
+def _insert(
+    connection: Connection,
+    records: Sequence[CallRecord],
+    taints: Sequence[SessionTaint],
+    usage: Sequence[UsageEntry],
+) -> None:
+    if records:
+        connection.execute(insert(call_records), [_call_values(record) for record in records])
     if taints:
         rows = [{"session_id": t.session_id, "data": t.data, "at": t.at} for t in taints]
         connection.execute(insert(session_taint), rows)
+    add_usage(connection, records, usage)
 
 
 def _call_values(record: CallRecord) -> dict[str, object]:

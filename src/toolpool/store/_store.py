@@ -2,7 +2,8 @@
 
 ``Store`` opens and closes the database; its concerns share it, one attribute each:
 ``tools`` (gate 3, imports, policy, enabling, eras), ``pins``, ``releases`` (and sessions),
-``secrets``, ``audit``, ``calls`` (call records) and ``tokens``. Every management change
+``secrets``, ``audit``, ``calls`` (call records), ``usage`` (the usage ledger, written with the
+call records) and ``tokens``. Every management change
 happens in one write transaction together with the next release and its audit event. Write
 transactions serialize: SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's row lock on ``store_head``,
 taken first.
@@ -25,6 +26,7 @@ from toolpool.store._releases import Releases, ensure_first_release
 from toolpool.store._secrets import Secrets
 from toolpool.store._tokens import Tokens
 from toolpool.store._tools import Tools
+from toolpool.store._usage import Usage
 
 __all__ = ["Store"]
 
@@ -47,7 +49,9 @@ class Store:
     audit: Audit
     """The hash-chained audit log."""
     calls: Calls
-    """Call records (gate 10) and their statistics."""
+    """Call records (gate 10) and their statistics; they also write the usage ledger."""
+    usage: Usage
+    """The usage ledger (billing), summed per principal, session, alias, tool or day."""
     tokens: Tokens
     """Bearer tokens of the HTTP front."""
 
@@ -60,6 +64,7 @@ class Store:
         self.secrets = Secrets(database)
         self.audit = Audit(database)
         self.calls = Calls(database)
+        self.usage = Usage(database)
         self.tokens = Tokens(database)
 
     @classmethod

@@ -14,9 +14,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     Column,
+    Date,
     DateTime,
     Dialect,
     Float,
@@ -51,12 +53,13 @@ __all__ = [
     "store_head",
     "tokens",
     "tool_states",
+    "usage_ledger",
 ]
 
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0004"
+SCHEMA_HEAD = "0005"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
@@ -280,4 +283,29 @@ tokens = Table(
     Column("resources", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Column("created_by", Text, nullable=False),
+)
+
+# The usage ledger (billing): per UTC day, principal, session, alias, tool and Envelope code,
+# what calls cost (written with their call records, in the same transaction) and what models
+# were shown and spent (see ``toolpool.store._usage`` for the markers of rows that are not
+# calls). A key column is never NULL ('' stands for none), so the upsert's conflict target
+# always matches; the key is the primary key, day first, so a read from a day on is a range.
+usage_ledger = Table(
+    "usage_ledger",
+    metadata,
+    Column("day", Date, primary_key=True),
+    Column("principal", Text, primary_key=True),
+    Column("session_id", Text, primary_key=True),
+    Column("alias", Text, primary_key=True),
+    Column("tool", Text, primary_key=True),
+    Column("code", Text, primary_key=True),
+    Column("calls", BigInteger, nullable=False),
+    Column("wait_ms", Float, nullable=False),
+    Column("bytes_in", BigInteger, nullable=False),
+    Column("bytes_out", BigInteger, nullable=False),
+    Column("lists", BigInteger, nullable=False),
+    Column("list_tokens", BigInteger, nullable=False),
+    Column("model_requests", BigInteger, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
 )

@@ -22,6 +22,9 @@ __all__ = [
     "SessionTaint",
     "StoredPin",
     "ToolState",
+    "UsageBy",
+    "UsageEntry",
+    "UsageTotal",
 ]
 
 
@@ -223,3 +226,53 @@ class CallStats:
     codes: Mapping[str, int]
     p50_ms: float
     p95_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEntry:
+    """What a model or client was shown, or what a model request spent, for the usage ledger
+    (``store.calls.record_calls`` adds it under its key, on the UTC day of ``at``).
+
+    ``lists`` and ``list_tokens``: an alias's tools were listed that many times, costing that
+    many estimated prompt tokens (``ExposedTool.list_tokens``); ``model_requests``,
+    ``input_tokens`` and ``output_tokens``: what a model's provider reported. Calls are not
+    entries: the ledger counts them from their ``CallRecord``s.
+    """
+
+    principal: str
+    session_id: str
+    alias: str
+    tool: str
+    lists: int = 0
+    list_tokens: int = 0
+    model_requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    at: datetime = field(default_factory=now)
+
+
+UsageBy = Literal["principal", "session", "alias", "tool", "day"]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageTotal:
+    """The usage ledger summed under one key of ``store.usage.totals(by)``.
+
+    ``key`` names the key's columns: ``{"principal": ...}``, ``{"session_id": ...}``,
+    ``{"alias": ...}``, ``{"alias": ..., "tool": ...}`` or ``{"day": "2026-01-31"}`` (UTC).
+    ``codes`` counts calls by Envelope code; ``errors`` are the calls whose code is not ``ok``;
+    ``wait_ms`` sums the calls' durations.
+    """
+
+    key: Mapping[str, str]
+    calls: int = 0
+    errors: int = 0
+    codes: Mapping[str, int] = field(default_factory=dict)
+    wait_ms: float = 0.0
+    bytes_in: int = 0
+    bytes_out: int = 0
+    lists: int = 0
+    list_tokens: int = 0
+    model_requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0

@@ -180,8 +180,16 @@ def read_reply(body: dict[str, Any]) -> ModelReply:
         text=text,
         tool_calls=calls,
         stop_reason=_STOP_REASONS.get(reason, reason) or ("tool_use" if calls else "end"),
-        usage=Usage(tokens(usage, "prompt_tokens"), tokens(usage, "completion_tokens")),
+        usage=_usage(usage),
     )
+
+
+def _usage(usage: dict[str, Any]) -> Usage:
+    """Chat Completions says ``prompt_tokens`` / ``completion_tokens``; the Responses API and
+    some compatible servers say ``input_tokens`` / ``output_tokens``."""
+    if "prompt_tokens" in usage or "completion_tokens" in usage:
+        return Usage(tokens(usage, "prompt_tokens"), tokens(usage, "completion_tokens"))
+    return Usage(tokens(usage, "input_tokens"), tokens(usage, "output_tokens"))
 
 
 def _tool_call(entry: dict[str, Any], index: int) -> ToolCall:

@@ -8,9 +8,11 @@ test can assert exactly what a model was shown. A script file is JSON or YAML (b
         - {name: mcp__alpha__lookup, arguments: {key: k2}}
         - {name: mcp__alpha__lookup, raw_arguments: "{not json", id: bad}
     - text: "k2 is v2."
+      usage: {input_tokens: 812, output_tokens: 9}
 
 ``raw_arguments`` scripts a call whose arguments are not a JSON object, as a provider's
-would arrive. Calls without an ``id`` get ``call_<n>``, n counting every call in the script.
+would arrive; ``usage``, the tokens a provider would report for the reply (the usage ledger
+counts them). Calls without an ``id`` get ``call_<n>``, n counting every call in the script.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any, Final, Self
 import anyio
 import yaml
 
-from toolpool.agent._messages import ModelReply, ModelRequest, ToolCall
+from toolpool.agent._messages import ModelReply, ModelRequest, ToolCall, Usage
 from toolpool.agent.models._json import parse_arguments
 from toolpool.errors import ConfigError, ModelUnavailable, UsageError
 
@@ -35,7 +37,8 @@ __all__ = ["ScriptedModel", "Step"]
 Step = ModelReply | Callable[[ModelRequest], ModelReply]
 
 _SUFFIXES: Final = (".json", ".yaml", ".yml")
-_REPLY_KEYS: Final = ("text", "tool_calls", "stop_reason")
+_REPLY_KEYS: Final = ("text", "tool_calls", "stop_reason", "usage")
+_USAGE_KEYS: Final = ("input_tokens", "output_tokens")
 _CALL_KEYS: Final = ("name", "arguments", "raw_arguments", "id")
 _KINDS: Final[dict[type[Any], str]] = {
     dict: "a mapping",
@@ -155,8 +158,24 @@ def _reply(where: str, key: str, entry: object, numbers: count[int]) -> ModelRep
     )
     stop_reason = _optional(where, f"{key}.stop_reason", fields.get("stop_reason"), str, "")
     return ModelReply(
-        text=text, tool_calls=calls, stop_reason=stop_reason or ("tool_use" if calls else "end")
+        text=text,
+        tool_calls=calls,
+        stop_reason=stop_reason or ("tool_use" if calls else "end"),
+        usage=_usage(where, f"{key}.usage", fields.get("usage")),
     )
+
+
+def _usage(where: str, key: str, entry: object) -> Usage:
+    if entry is None:
+        return Usage()
+    fields = _mapping(where, key, entry, "usage", _USAGE_KEYS)
+    counts = []
+    for name in _USAGE_KEYS:
+        value = fields.get(name, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(where, f"{key}.{name}", "must be a token count (0 or more)")
+        counts.append(value)
+    return Usage(*counts)
 
 
 def _call(where: str, key: str, entry: object, number: int) -> ToolCall:

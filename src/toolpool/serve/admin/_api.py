@@ -1,4 +1,5 @@
-"""The admin REST API of the toolpool service: servers, tools, releases, audit, calls, events.
+"""The admin REST API of the toolpool service: servers, tools, releases, audit, calls, usage,
+events.
 
 ``admin_app(store, admin_token=...)`` builds a FastAPI app whose routes all live under
 ``/admin``: mount it at the root of the service. Decisions, in one place:
@@ -42,6 +43,7 @@ from toolpool.serve._guard import AuthGuard, address_of
 from toolpool.serve._headers import API_HEADERS, SecurityHeaders
 from toolpool.serve._patterns import ACTOR_PATTERN, ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
 from toolpool.serve.admin import _models as m
+from toolpool.serve.admin._usage import UsageQuery, UsageTotalOut, usage_total_out
 from toolpool.store import Store, ToolState
 
 __all__ = ["admin_app", "status_of"]
@@ -214,7 +216,7 @@ def admin_app(
         store.tools.approve_write(alias, name, body.by, body.reason, who)
         return changed(alias, name)
 
-    # -- releases, audit, calls ------------------------------------------------------------
+    # -- releases, audit, calls, usage -----------------------------------------------------
 
     @api.get("/releases/current")
     def current_release() -> m.ReleaseOut:
@@ -244,6 +246,11 @@ def admin_app(
         """Call records (gate 10) in id order."""
         found = [m.call_record_out(*row) for row in store.calls.call_records(page.after_id, page.limit)]
         return m.CallPage(calls=found, next_after_id=_next(found, page))
+
+    @api.get("/usage")
+    def usage(query: Annotated[UsageQuery, Query()]) -> list[UsageTotalOut]:
+        """The usage ledger (billing) summed per principal, session, alias, tool or UTC day."""
+        return [usage_total_out(total) for total in store.usage.totals(query.by, query.since)]
 
     # -- events ----------------------------------------------------------------------------
 

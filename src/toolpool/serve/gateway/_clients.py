@@ -77,12 +77,14 @@ class ClientView:
         return self._session
 
     def list_tools(self, ctx: ServerRequestContext[Any]) -> mcp_types.ListToolsResult:
-        """``tools/list``: the session's ticket-filtered snapshot, remembered as what was shown."""
+        """``tools/list``: the session's ticket-filtered snapshot, remembered as what was shown
+        and counted in the usage ledger (its list tokens per alias)."""
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._peer = ctx.session  # its standalone channel outlives this request
         session = self.session
         snapshot = session.snapshot()
         self._listed, self._told = (session, snapshot), None
+        session.record_listing(snapshot.list_tokens_by_alias)
         return wire_tools(snapshot)
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> mcp_types.CallToolResult:

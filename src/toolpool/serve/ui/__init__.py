@@ -4,7 +4,8 @@
   text, no blocking on the loop); ``_routes``: the routes; ``_core``: what they share;
 - ``_sessions``: the server-side login sessions and their cookie;
 - ``_pages``: the page models (what each page shows); ``_charts``: the charts' numbers;
-  ``_live``: the live page's feed of call events;
+  ``_live``: the live page's feed of call events; ``_usage``: the usage page (the usage
+  ledger's table and its charts per day);
 - ``templates/`` (Jinja2, autoescaped) and ``static/`` (the style sheet and the live page's
   script), shipped inside this package.
 """

@@ -1,8 +1,9 @@
-"""The web UI's charts: calls per minute and calls per Envelope code, as inline SVG geometry.
+"""The web UI's charts: calls per minute and calls per Envelope code, as inline SVG geometry,
+and the stacked bars the usage page draws per day (``stacked_chart``).
 
-The numbers come from the call records (gate 10); the shapes are computed here and drawn by
-a template as plain ``<rect>`` and ``<text>`` elements, so the page needs no script and no
-chart library. Records are read from the first one of the window on (found by a binary search
+The numbers come from the call records (gate 10) and the usage ledger; the shapes are computed
+here and drawn by a template as plain ``<rect>`` and ``<text>`` elements, so the page needs no
+script and no chart library. Records are read from the first one of the window on (found by a binary search
 over ids: the store pages forward only), at most ``CALLS_MAX`` of them.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -25,6 +26,7 @@ __all__ = [
     "code_chart",
     "minute_chart",
     "recent_calls",
+    "stacked_chart",
     "window_start",
 ]
 
@@ -108,26 +110,44 @@ def minute_chart(records: Sequence[CallRecord], now: datetime, minutes: int = 60
         slot = int((record.at - start).total_seconds() // 60)
         if 0 <= slot < minutes:
             (ok if record.code == "ok" else failed)[slot] += 1
-    top = _nice(max((a + b for a, b in zip(ok, failed, strict=True)), default=0))
-    step = (WIDTH - _LEFT) / minutes
+    labels = [(start + timedelta(minutes=slot)).strftime("%H:%M") for slot in range(minutes)]
+    return stacked_chart(
+        f"calls per minute, last {minutes} minutes (UTC)",
+        labels,
+        [("ok", ok), ("error", failed)],
+        lambda label, count, kind: f"{label} UTC: {count} {kind}",
+    )
+
+
+def stacked_chart(
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[int]]],
+    describe: Callable[[str, int, str], str],
+) -> BarChart:
+    """One bar per label, each series stacked on the ones before it; ``series`` are (kind,
+    counts per label), the kind also the bars' CSS class; ``describe(label, count, kind)`` is
+    a bar's tooltip. Six labels at most are written under the axis."""
+    slots = max(len(labels), 1)
+    top = _nice(max((sum(counts[slot] for _, counts in series) for slot in range(len(labels))), default=0))
+    step = (WIDTH - _LEFT) / slots
     bars: list[Bar] = []
-    for slot in range(minutes):
-        at = (start + timedelta(minutes=slot)).strftime("%H:%M")
+    for slot, label in enumerate(labels):
         x = _LEFT + slot * step + 1
         base = 0.0
-        for count, kind in ((ok[slot], "ok"), (failed[slot], "error")):
-            if count:
-                height = _scale(count, top)
-                bars.append(Bar(x, _y(base) - height, step - 2, height, kind, f"{at} UTC: {count} {kind}"))
+        for kind, counts in series:
+            if counts[slot]:
+                height = _scale(counts[slot], top)
+                bars.append(
+                    Bar(x, _y(base) - height, step - 2, height, kind, describe(label, counts[slot], kind))
+                )
                 base += height
-    labels = tuple(
-        Tick(_LEFT + slot * step, HEIGHT - 6, (start + timedelta(minutes=slot)).strftime("%H:%M"))
-        for slot in range(0, minutes, max(1, minutes // 6))
+    ticks = tuple(
+        Tick(_LEFT + slot * step, HEIGHT - 6, labels[slot])
+        for slot in range(0, len(labels), max(1, slots // 6))
     )
-    total = sum(ok) + sum(failed)
-    return BarChart(
-        f"calls per minute, last {minutes} minutes (UTC)", tuple(bars), labels, _y_ticks(top), total
-    )
+    total = sum(sum(counts) for _, counts in series)
+    return BarChart(title, tuple(bars), ticks, _y_ticks(top), total)
 
 
 def code_chart(records: Sequence[CallRecord], minutes: int = 60) -> BarChart:

@@ -1,7 +1,7 @@
 """The web UI's routes: login and logout, the pages, and the POST actions behind their buttons.
 
 Paths are relative to the mount (``/ui``). Pages: ``/`` servers and tools, ``/quarantine``,
-``/audit``, ``/live`` (and its stream ``/live/events``), ``/charts``. Every action is a POST
+``/audit``, ``/live`` (and its stream ``/live/events``), ``/charts``, ``/usage``. Every action is a POST
 form with the session's CSRF token and answers with a redirect to its page (post/redirect/get),
 where a flash message says what happened or why the store refused.
 """
@@ -26,6 +26,8 @@ from toolpool.serve.ui import _pages as pages
 from toolpool.serve.ui._core import Ui, base
 from toolpool.serve.ui._live import CallFeed
 from toolpool.serve.ui._sessions import COOKIE, FormError, UiSession, clear_cookie, read_form, set_cookie
+from toolpool.serve.ui._usage import usage_page
+from toolpool.store import UsageBy, usage_day
 
 __all__ = ["register"]
 
@@ -240,3 +242,17 @@ def register(app: FastAPI, ui: Ui) -> None:
         records, clipped = await _run(charts.calls_since, store, since)
         shown = [charts.minute_chart(records, now, CHART_MINUTES), charts.code_chart(records, CHART_MINUTES)]
         return ui.render(request, "charts.html", session, page="charts", charts=shown, clipped=clipped)
+
+    @app.get("/usage")
+    async def usage(
+        request: Request,
+        session: Session,
+        by: UsageBy = "principal",
+        since: Annotated[str | None, Query(max_length=64)] = None,
+    ) -> Response:
+        try:
+            day = None if not since else usage_day(since)
+        except UsageError as exc:
+            raise HTTPException(400, f"since: {exc}") from None
+        page = await _run(usage_page, store, by, day, datetime.now(UTC).date())
+        return ui.render(request, "usage.html", session, page="usage", usage=page)
