@@ -99,6 +99,8 @@ def test_the_serve_package_exports_exactly_its_public_names() -> None:
         "Gateway",
         "HTTP_PATH",
         "HttpAddress",
+        "METRICS_PATH",
+        "MetricsPlane",
         "build_server",
         "call_event",
         "holder_ticket",
