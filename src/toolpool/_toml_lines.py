@@ -1,14 +1,23 @@
-"""Find the line of a key in TOML text, so configuration errors can say ``file:line``.
-
-``tomllib`` keeps no positions, so this is a small best-effort scan: it follows table headers
-and ``key =`` lines and returns the line of the deepest part of the key path it can find.
+"""Read TOML for the configuration: ``locate_key`` finds a key's line (``tomllib`` keeps no
+positions), ``read_toml`` parses with nesting bounded, and ``validated`` checks a table against
+a pydantic model, turning its first error into a ``ConfigError`` that names file, line and key.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
 
-__all__ = ["locate_key"]
+from pydantic import BaseModel, ValidationError
+
+from toolpool.errors import ConfigError
+
+__all__ = ["config_error", "locate_key", "read_toml", "validated"]
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 _HEADER = re.compile(r"^\s*\[\[?\s*(?P<path>[^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _KEY_LINE = re.compile(
@@ -55,3 +64,68 @@ def _common_prefix(path: tuple[str, ...], key: tuple[str, ...]) -> int:
             break
         depth += 1
     return depth
+
+
+_MAX_KEY_PARTS = 64
+"""A dotted key or table header with more parts than this is refused before parsing (a real
+configuration has a handful); so is a line that merely looks like one, inside a string."""
+_DOTTED_RUN = re.compile(
+    r"""(?:(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)""" + f"{{{_MAX_KEY_PARTS}}}"
+)
+
+
+def read_toml(text: str, source: Path) -> dict[str, Any]:
+    """``tomllib.loads``, with nesting bounded: tomllib reads nested values by recursion, and
+    dotted keys and table headers in time quadratic in their length."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.count(".") >= _MAX_KEY_PARTS and _DOTTED_RUN.search(line):
+            raise ConfigError(
+                str(source), "", f"a key is nested deeper than {_MAX_KEY_PARTS} levels", line=number
+            )
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(source), "", f"not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(str(source), "", "values are nested too deeply to read") from None
+
+
+def validated(text: str, source: Path, prefix: tuple[str, ...], model: type[_Model], data: object) -> _Model:
+    if not isinstance(data, dict):
+        raise config_error(text, source, prefix, "must be a table")
+    try:
+        return model.model_validate(_tomlish(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(str(part) for part in first["loc"] if not _is_union_tag(part))
+        raise config_error(text, source, prefix + loc, _problem(first)) from None
+
+
+def _tomlish(data: dict[str, Any]) -> dict[str, Any]:
+    """Strict pydantic wants tuples for tuple fields and Paths for Path fields."""
+    converted = dict(data)
+    if isinstance(converted.get("cwd"), str):
+        converted["cwd"] = Path(converted["cwd"])
+    return converted
+
+
+def _is_union_tag(part: object) -> bool:
+    # pydantic names the union member it tried ("str", "literal[False]", "SecretRef") in `loc`.
+    return isinstance(part, str) and (
+        part in {"str", "SecretRef", "function-after[_action_is_a_name(), str]"}
+        or part.startswith(("literal[", "function-", "constrained-"))
+    )
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "is required"
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def config_error(text: str, source: Path, key: tuple[str, ...], problem: str) -> ConfigError:
+    return ConfigError(str(source), ".".join(key), problem, line=locate_key(text, key))

@@ -9,22 +9,27 @@ the file says, with paths resolved against the file's own folder.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
+from ipaddress import ip_address
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeAlias, TypeVar
+from typing import Annotated, Any, Literal, TypeAlias
+from urllib.parse import urlsplit
 
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolpool._hashing import canonical_hash
-from toolpool._toml_lines import locate_key
+from toolpool._toml_lines import config_error, read_toml, validated
 from toolpool.enablement import Event, Refusal, standing_of, transition
 from toolpool.errors import ConfigError
+from toolpool.runtime_policy import LimitFields, PrincipalPolicy, RetryPolicy
 
 __all__ = [
     "Config",
+    "LimitFields",
     "PoolSettings",
+    "PrincipalPolicy",
+    "RetryPolicy",
     "SecretRef",
     "ServerSpec",
     "TelemetrySettings",
@@ -37,12 +42,6 @@ ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
 REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ACTION_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
-_MAX_KEY_PARTS = 64
-"""A dotted key or table header with more parts than this is refused before parsing (a real
-configuration has a handful); so is a line that merely looks like one, inside a string."""
-_DOTTED_RUN = re.compile(
-    r"""(?:(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)""" + f"{{{_MAX_KEY_PARTS}}}"
-)
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
 _REFUSALS = {
     Refusal.FORBIDDEN: "a forbidden tool (action = false) cannot be enabled",
@@ -54,14 +53,16 @@ _REFUSALS = {
 
 
 class SecretRef(BaseModel):
-    """A value kept in the secret store, resolved only when connecting: ``{ secret = "NAME" }``."""
+    """A value kept in the secret store, resolved only when connecting: ``{ secret = "NAME" }``;
+    with ``per_principal = true`` each calling principal's own value (``toolpool secrets set
+    NAME --principal ana``), and one connection per principal."""
 
     model_config = _FROZEN
     secret: Annotated[str, Field(min_length=1, max_length=128)]
+    per_principal: bool = False
 
 
 ConfigValue: TypeAlias = str | SecretRef
-_Model = TypeVar("_Model", bound=BaseModel)
 
 
 class WriteApproval(BaseModel):
@@ -72,8 +73,12 @@ class WriteApproval(BaseModel):
     reason: Annotated[str, Field(min_length=1)]
 
 
-class ToolPolicy(BaseModel):
-    """The local entry for one published tool of one alias: the only source of permission (R8)."""
+class ToolPolicy(LimitFields):
+    """The local entry for one published tool of one alias: the only source of permission (R8).
+
+    ``approval = "each_call"`` makes every call wait for a person's single-use approval; the
+    limit keys (``rate``, ``burst``, ``max_concurrent_calls``) apply to this tool's calls.
+    """
 
     model_config = _FROZEN
     action: str | Literal[False]
@@ -84,6 +89,8 @@ class ToolPolicy(BaseModel):
     max_argument_bytes: Annotated[int, Field(gt=0)] | None = None
     max_result_chars: Annotated[int, Field(ge=64)] | None = None
     pin: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+    approval: Literal["none", "each_call"] = "none"
+    retry: RetryPolicy | None = None
 
     @property
     def forbidden(self) -> bool:
@@ -106,11 +113,16 @@ class ToolPolicy(BaseModel):
             after = transition(standing, Event.ENABLE, enabled=False)
             if isinstance(after, Refusal):
                 raise ValueError(_REFUSALS[after])
+        if self.retry is not None and self.effect == "write":
+            raise ValueError("a write tool is never retried: `retry` is for read tools")
         return self
 
 
-class ServerSpec(BaseModel):
-    """How to reach one alias, and the policy for each of its tools."""
+class ServerSpec(LimitFields):
+    """How to reach one alias, and the policy for each of its tools; the limit keys apply to
+    every call to the alias, ``retry`` to its read tools, ``require_tls`` (default: the
+    pool's) refuses ``http://`` except to loopback with ``allow_private_network``, and the
+    ``tls_client_*`` secrets (PEM) are the client certificate and key for mutual TLS."""
 
     model_config = _FROZEN
     alias: str
@@ -136,6 +148,11 @@ class ServerSpec(BaseModel):
     breaker_failures: Annotated[int, Field(ge=1, le=1000)] = 5
     breaker_cooldown_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
     enabled: bool = True
+    retry: RetryPolicy | None = None
+    require_tls: bool | None = None
+    tls_client_cert: SecretRef | None = None
+    tls_client_key: SecretRef | None = None
+    idle_close_s: Annotated[float, Field(gt=0, le=86_400)] = 300.0
     tools: Mapping[str, ToolPolicy] = Field(default_factory=dict)
 
     @property
@@ -145,7 +162,7 @@ class ServerSpec(BaseModel):
         network allowances. Releases record it, so that a resumed session is never served by
         another command or URL under the same alias (R15). Timeouts, limits and tool
         policies are not part of it."""
-        reach = {
+        reach: dict[str, object] = {
             "transport": self.transport,
             "command": self.command,
             "args": list(self.args),
@@ -158,6 +175,9 @@ class ServerSpec(BaseModel):
             "sandbox_read_only": [str(path) for path in self.sandbox_read_only],
             "allow_private_network": self.allow_private_network,
         }
+        if self.tls_client_cert is not None and self.tls_client_key is not None:
+            # Only when set, so that the hashes releases already hold stay what they were.
+            reach["tls_client"] = [_plain_value(self.tls_client_cert), _plain_value(self.tls_client_key)]
         return canonical_hash(reach)
 
     @field_validator("era")
@@ -192,15 +212,33 @@ class ServerSpec(BaseModel):
                 raise ValueError("`command`, `args`, `env` and `cwd` are for stdio servers")
             if self.sandbox != "none" or self.allow_network or self.sandbox_read_only:
                 raise ValueError("`sandbox`, `allow_network` and `sandbox_read_only` are for stdio servers")
+        if (self.tls_client_cert is None) != (self.tls_client_key is None):
+            raise ValueError("mutual TLS needs both `tls_client_cert` and `tls_client_key`")
+        if self.tls_client_cert is not None and self.transport == "stdio":
+            raise ValueError("`tls_client_cert` and `tls_client_key` are for http and sse servers")
         return self
+
+    @property
+    def per_principal(self) -> bool:
+        """Whether some value of this server is a ``per_principal`` secret: then each calling
+        principal gets a connection of its own."""
+        values = (*self.env.values(), *self.headers.values(), self.tls_client_cert, self.tls_client_key)
+        return any(isinstance(value, SecretRef) and value.per_principal for value in values)
 
 
 def _plain_value(value: ConfigValue) -> str | dict[str, str]:
-    return value if isinstance(value, str) else {"secret": value.secret}
+    if isinstance(value, str):
+        return value
+    return {"secret": value.secret, "per": "principal"} if value.per_principal else {"secret": value.secret}
 
 
-class PoolSettings(BaseModel):
+class PoolSettings(LimitFields):
     """Pool-wide limits, with defaults chosen to admit real servers and refuse abuse.
+
+    The limit keys (``rate``, ``burst``, ``max_concurrent_calls``) are each alias's default.
+    ``redis`` (``redis://host:port/db``) keeps limits and quotas where several processes
+    share them; ``approval_ttl_s`` is how long a call's approval stays usable;
+    ``require_tls`` is every server's default.
 
     ``auth_*`` apply to ``toolpool serve --http``: ``auth_failure_limit`` failed
     authentications (MCP token, admin token, UI login, another token's session id) from one
@@ -223,6 +261,9 @@ class PoolSettings(BaseModel):
     auth_failure_limit: Annotated[int, Field(ge=1, le=1_000_000)] = 20
     auth_failure_window_s: Annotated[float, Field(gt=0, le=86_400)] = 60.0
     auth_refusal_s: Annotated[float, Field(ge=0, le=86_400)] = 300.0
+    redis: Annotated[str, Field(pattern=r"^(redis|rediss|unix)://")] | None = None
+    approval_ttl_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600.0
+    require_tls: bool = False
 
 
 class TelemetrySettings(BaseModel):
@@ -254,6 +295,12 @@ class Config(BaseModel):
     pool: PoolSettings = Field(default_factory=PoolSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     servers: Mapping[str, ServerSpec] = Field(default_factory=dict)
+    principals: Mapping[str, PrincipalPolicy] = Field(default_factory=dict)
+
+    def requires_tls(self, alias: str) -> bool:
+        """Whether ``alias`` must be reached over ``https://`` (its own setting, else the pool's)."""
+        own = self.servers[alias].require_tls
+        return self.pool.require_tls if own is None else own
 
     @property
     def pins(self) -> dict[tuple[str, str], str]:
@@ -300,50 +347,69 @@ def parse_config(text: str, source: Path) -> Config:
     Raises:
         ConfigError: as for ``load_config``.
     """
-    raw = _toml(text, source)
-    unknown = sorted(set(raw) - {"pool", "servers", "telemetry"})
+    raw = read_toml(text, source)
+    unknown = sorted(set(raw) - {"pool", "servers", "telemetry", "principals"})
     if unknown:
-        raise _error(text, source, (unknown[0],), "unknown key (expected `pool`, `servers` or `telemetry`)")
+        raise config_error(
+            text,
+            source,
+            (unknown[0],),
+            "unknown key (expected `pool`, `servers`, `telemetry` or `principals`)",
+        )
     servers_raw = raw.get("servers", {})
     if not isinstance(servers_raw, dict):
-        raise _error(text, source, ("servers",), "must be a table of servers")
-    pool = _validate(text, source, ("pool",), PoolSettings, raw.get("pool", {}))
-    telemetry = _validate(text, source, ("telemetry",), TelemetrySettings, raw.get("telemetry", {}))
+        raise config_error(text, source, ("servers",), "must be a table of servers")
+    pool = validated(text, source, ("pool",), PoolSettings, raw.get("pool", {}))
+    telemetry = validated(text, source, ("telemetry",), TelemetrySettings, raw.get("telemetry", {}))
     servers = {alias: _server(text, source, alias, body) for alias, body in servers_raw.items()}
-    return Config(source=source, pool=pool, servers=servers, telemetry=telemetry)
+    principals_raw = raw.get("principals", {})
+    if not isinstance(principals_raw, dict):
+        raise config_error(text, source, ("principals",), "must be a table of principals")
+    principals = {
+        name: validated(text, source, ("principals", name), PrincipalPolicy, body)
+        for name, body in principals_raw.items()
+    }
+    for alias, spec in servers.items():
+        problem = _tls_problem(spec, pool.require_tls)
+        if problem is not None:
+            raise config_error(text, source, ("servers", alias, "url"), problem)
+    return Config(source=source, pool=pool, servers=servers, telemetry=telemetry, principals=principals)
 
 
-def _toml(text: str, source: Path) -> dict[str, Any]:
-    """``tomllib.loads``, with nesting bounded: tomllib reads nested values by recursion, and
-    dotted keys and table headers in time quadratic in their length."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.count(".") >= _MAX_KEY_PARTS and _DOTTED_RUN.search(line):
-            raise ConfigError(
-                str(source), "", f"a key is nested deeper than {_MAX_KEY_PARTS} levels", line=number
-            )
+def _tls_problem(spec: ServerSpec, pool_requires: bool) -> str | None:
+    """Why ``spec``'s URL breaks ``require_tls`` (plain http is kept for loopback servers
+    that ``allow_private_network``), or None."""
+    required = pool_requires if spec.require_tls is None else spec.require_tls
+    if not required or spec.url is None or not spec.url.startswith("http://"):
+        return None
+    host = (urlsplit(spec.url).hostname or "").lower()
+    if spec.allow_private_network and (host == "localhost" or _is_loopback(host)):
+        return None
+    return "require_tls refuses http://: use https:// (plain http is allowed only to loopback with allow_private_network)"
+
+
+def _is_loopback(host: str) -> bool:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(source), "", f"not valid TOML: {exc}") from exc
-    except RecursionError:
-        raise ConfigError(str(source), "", "values are nested too deeply to read") from None
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:
     if not ALIAS_PATTERN.match(alias):
-        raise _error(
+        raise config_error(
             text,
             source,
             ("servers", alias),
             "an alias is 1-48 letters, digits, '-' or single '_', starting with a letter or digit",
         )
     if not isinstance(body, dict):
-        raise _error(text, source, ("servers", alias), "must be a table")
+        raise config_error(text, source, ("servers", alias), "must be a table")
     if "alias" in body:
-        raise _error(text, source, ("servers", alias, "alias"), "unknown key")
+        raise config_error(text, source, ("servers", alias, "alias"), "unknown key")
     needed = {"stdio": "command", "http": "url", "sse": "url"}.get(str(body.get("transport")))
     if needed is not None and needed not in body:
-        raise _error(
+        raise config_error(
             text, source, ("servers", alias, needed), f"is required for a {body['transport']} server"
         )
     fields: dict[str, Any] = {"alias": alias, **body}
@@ -352,9 +418,9 @@ def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:
             fields[key] = tuple(
                 Path(item) if key != "args" and isinstance(item, str) else item for item in fields[key]
             )
-    spec = _resolve_paths(_validate(text, source, ("servers", alias), ServerSpec, fields), source.parent)
+    spec = _resolve_paths(validated(text, source, ("servers", alias), ServerSpec, fields), source.parent)
     if spec.sandbox == "bwrap" and spec.cwd is not None and source.is_relative_to(spec.cwd):
-        raise _error(
+        raise config_error(
             text,
             source,
             ("servers", alias, "cwd"),
@@ -374,44 +440,3 @@ def _resolve_paths(spec: ServerSpec, base: Path) -> ServerSpec:
         return spec
     read_only = tuple((base / path).resolve() for path in spec.sandbox_read_only)
     return spec.model_copy(update={"cwd": cwd, "command": command, "sandbox_read_only": read_only})
-
-
-def _validate(text: str, source: Path, prefix: tuple[str, ...], model: type[_Model], data: object) -> _Model:
-    if not isinstance(data, dict):
-        raise _error(text, source, prefix, "must be a table")
-    try:
-        return model.model_validate(_tomlish(data))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(str(part) for part in first["loc"] if not _is_union_tag(part))
-        raise _error(text, source, prefix + loc, _problem(first)) from None
-
-
-def _tomlish(data: dict[str, Any]) -> dict[str, Any]:
-    """Strict pydantic wants tuples for tuple fields and Paths for Path fields."""
-    converted = dict(data)
-    if isinstance(converted.get("cwd"), str):
-        converted["cwd"] = Path(converted["cwd"])
-    return converted
-
-
-def _is_union_tag(part: object) -> bool:
-    # pydantic names the union member it tried ("str", "literal[False]", "SecretRef") in `loc`.
-    return isinstance(part, str) and (
-        part in {"str", "SecretRef", "function-after[_action_is_a_name(), str]"}
-        or part.startswith(("literal[", "function-", "constrained-"))
-    )
-
-
-def _problem(error: Mapping[str, Any]) -> str:
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "is required"
-    message = str(error["msg"])
-    return message.removeprefix("Value error, ")
-
-
-def _error(text: str, source: Path, key: tuple[str, ...], problem: str) -> ConfigError:
-    return ConfigError(str(source), ".".join(key), problem, line=locate_key(text, key))

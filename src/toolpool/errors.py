@@ -32,14 +32,19 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
+    "APPROVAL_PENDING",
     "CIRCUIT_OPEN",
+    "CREDENTIAL_MISSING",
     "DENIED",
     "ENVELOPE_CODES",
     "INVALID_ARGUMENTS",
+    "LIMITS_UNAVAILABLE",
     "MCP_CONNECTION_LOST",
     "MCP_REMOTE_ERROR",
     "MCP_TIMEOUT",
     "OK",
+    "QUOTA_EXCEEDED",
+    "RATE_LIMITED",
     "RESULT_TOO_LARGE",
     "SERVER_CHANGED",
     "TAINTED_ARGUMENT",
@@ -79,6 +84,13 @@ DENIED: Final = "denied"  # gate 4
 TICKET_EXPIRED: Final = "ticket_expired"  # gate 4
 INVALID_ARGUMENTS: Final = "invalid_arguments"  # gate 5
 TAINTED_ARGUMENT: Final = "tainted_argument"  # gate 6
+# Between gates 6 and 7: approval first, then limits; a refused or pending call spends no budget.
+APPROVAL_PENDING: Final = "approval_pending"  # needs a person's approval (its id in `_meta`)
+RATE_LIMITED: Final = "rate_limited"  # over a rate or concurrency limit (the wait in `_meta`)
+QUOTA_EXCEEDED: Final = "quota_exceeded"  # the principal's quota for this period is spent
+LIMITS_UNAVAILABLE: Final = "limits_unavailable"  # Redis unreachable and the limit fails closed
+# gate 2, for a server with per-principal secrets: the calling principal has none of its own
+CREDENTIAL_MISSING: Final = "credential_missing"
 CIRCUIT_OPEN: Final = "circuit_open"  # gate 7
 MCP_REMOTE_ERROR: Final = "mcp_remote_error"  # gate 8: connection kept
 MCP_TIMEOUT: Final = "mcp_timeout"  # gate 8: connection dropped
@@ -95,6 +107,11 @@ ENVELOPE_CODES: Final = frozenset(
         TICKET_EXPIRED,
         INVALID_ARGUMENTS,
         TAINTED_ARGUMENT,
+        APPROVAL_PENDING,
+        RATE_LIMITED,
+        QUOTA_EXCEEDED,
+        LIMITS_UNAVAILABLE,
+        CREDENTIAL_MISSING,
         CIRCUIT_OPEN,
         MCP_REMOTE_ERROR,
         MCP_TIMEOUT,

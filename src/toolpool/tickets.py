@@ -1,8 +1,10 @@
 """Tickets: locally issued capabilities, and the pure function that checks them (gate 4, R10).
 
-A ticket names who holds it, which actions it allows (globs such as ``"demo.*"``), on which
-resources (globs over the resource a tool's policy picks from the arguments) and until when.
-Nothing here does I/O or reads a clock: the caller passes ``now``.
+A ticket names who holds it, which actions it allows (globs such as ``"demo.*"``), which it
+lets the holder *ask* a person for (one approval per call), on which resources (globs over the
+resource a tool's policy picks from the arguments), from when and until when. A ticket is
+good only in a session of its own principal. Nothing here does I/O or reads a clock: the
+caller passes ``now``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from fnmatch import translate
 from functools import lru_cache
 from typing import Literal
 
-from toolpool.errors import DENIED, OK, TICKET_EXPIRED
+from toolpool.errors import APPROVAL_PENDING, DENIED, OK, TICKET_EXPIRED
 
 __all__ = ["Decision", "Permission", "Ticket", "authorize"]
 
@@ -32,7 +34,9 @@ class Permission:
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """A capability: ``principal`` may run ``actions`` on ``resources`` until ``expires_at``.
+    """A capability: ``principal`` may run ``actions`` on ``resources`` from ``not_before``
+    until ``expires_at``, and may ask for ``ask`` (action globs it lacks): such a call runs
+    only with a person's approval of that very call.
 
     ``allow_tainted`` lets text from this session's untrusted results flow into the arguments
     of write tools (gate 6); leave it off unless a person decided so for this ticket.
@@ -43,20 +47,37 @@ class Ticket:
     resources: tuple[str, ...] = ("*",)
     expires_at: datetime | None = None
     allow_tainted: bool = False
+    not_before: datetime | None = None
+    ask: tuple[str, ...] = ()
 
     @classmethod
     def allow(cls, *action_globs: str, principal: str = "local") -> Ticket:
         """A ticket for the given action globs, on any resource, with no expiry."""
         return cls(principal=principal, actions=tuple(action_globs))
 
+    @property
+    def timed(self) -> bool:
+        """Whether checking this ticket needs the clock (it has a start or an end)."""
+        return self.expires_at is not None or self.not_before is not None
+
     def allows_action(self, action: str) -> bool:
-        """Whether some action glob of this ticket matches ``action`` (the R10 filter)."""
+        """Whether some action glob of this ticket matches ``action``."""
         return _globs(self.actions).match(action) is not None
+
+    def asks_action(self, action: str) -> bool:
+        """Whether ``action`` is one this ticket may ask a person for (and does not allow)."""
+        return bool(self.ask) and _globs(self.ask).match(action) is not None
+
+    def shows_action(self, action: str) -> bool:
+        """The R10 filter: a tool is shown when its action is allowed or may be asked for."""
+        return self.allows_action(action) or self.asks_action(action)
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The outcome of ``authorize``: ``code`` is ``"ok"``, ``"denied"`` or ``"ticket_expired"``."""
+    """The outcome of ``authorize``: ``code`` is ``"ok"``, ``"denied"``, ``"ticket_expired"``
+    or ``"approval_pending"`` (the ticket only asks for the action: the call needs a person's
+    approval before it may run)."""
 
     code: str
     reason: str
@@ -64,6 +85,10 @@ class Decision:
     @property
     def allowed(self) -> bool:
         return self.code == OK
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.code == APPROVAL_PENDING
 
 
 _ALLOWED = Decision(OK, "allowed")
@@ -77,18 +102,34 @@ def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{translate(pattern)})" for pattern in patterns))
 
 
-def authorize(ticket: Ticket | None, action: str, resource: str | None, now: datetime) -> Decision:
-    """Decide whether ``ticket`` allows ``action`` on ``resource`` at ``now``.
+def authorize(
+    ticket: Ticket | None,
+    action: str,
+    resource: str | None,
+    now: datetime,
+    principal: str | None = None,
+) -> Decision:
+    """Decide whether ``ticket`` allows ``action`` on ``resource`` at ``now``, for a call made
+    on behalf of ``principal`` (None where no principal is known: a call outside a session).
 
     ``resource`` is None when the tool's policy names no resource template; then only the
-    action is checked.
+    action is checked. ``now`` is read only for a ticket that is ``timed``.
     """
     if ticket is None:
         return Decision(DENIED, "no ticket was presented")
+    if principal is not None and ticket.principal != principal:
+        return Decision(DENIED, f"the ticket was made for {ticket.principal!r}, not for {principal!r}")
+    if ticket.not_before is not None and now < ticket.not_before:
+        return Decision(DENIED, f"the ticket of {ticket.principal!r} is not valid yet")
     if ticket.expires_at is not None and now >= ticket.expires_at:
         return Decision(TICKET_EXPIRED, f"the ticket of {ticket.principal!r} has expired")
-    if not ticket.allows_action(action):
+    allowed = ticket.allows_action(action)
+    if not allowed and not ticket.asks_action(action):
         return Decision(DENIED, f"the ticket does not allow action {action!r}")
     if resource is not None and _globs(ticket.resources).match(resource) is None:
         return Decision(DENIED, f"the ticket does not allow action {action!r} on this resource")
+    if not allowed:
+        return Decision(
+            APPROVAL_PENDING, f"the ticket asks for action {action!r}: a person must approve the call"
+        )
     return _ALLOWED

@@ -44,6 +44,8 @@ class Lead:
 
     Args:
         pool: an entered ``Pool``; the Lead opens one session on it (``principal``, ``ticket``).
+        principal: whom the session acts for; by default the ticket's (a ticket is good only
+            in its own principal's session).
         helpers: the Subagents and Teammates ``delegate`` may name, by role name.
         budget: above ``budget.max_tool_tokens`` of MCP tools, ``search_tools`` stands in.
         resume: a session id to resume (R15: it keeps its original release).
@@ -58,7 +60,7 @@ class Lead:
         model: Model,
         *,
         ticket: Ticket,
-        principal: str = "lead",
+        principal: str | None = None,
         helpers: Mapping[str, Helper] | None = None,
         budget: ContextBudget | None = None,
         system: str = LEAD_SYSTEM,
@@ -72,7 +74,7 @@ class Lead:
         self.pool = pool
         self.model = model
         self.ticket = ticket
-        self.principal = principal
+        self.principal = ticket.principal if principal is None else principal
         self.helpers = dict(helpers or {})
         self.budget = budget
         self.system = system

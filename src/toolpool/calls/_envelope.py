@@ -23,6 +23,9 @@ class Envelope:
     that marks untrusted output as data. ``suspicious`` says the screener flagged the result
     (``screen_reasons`` says why); ``blob_id`` names the whole result when ``text`` was
     clipped. ``audit_detail`` keeps upstream text for the audit log and must never reach a model.
+    ``meta`` holds local, machine-readable facts about a refusal for the caller (the gateway
+    puts them in the result's ``_meta``): ``retry_after_s`` for ``rate_limited``,
+    ``approval_id`` for ``approval_pending``.
     """
 
     ok: bool
@@ -36,6 +39,7 @@ class Envelope:
     clipped: bool = False
     blob_id: str | None = None
     audit_detail: str = ""
+    meta: Mapping[str, Any] | None = None
 
     def for_model(self) -> str:
         """The text to put in a prompt: untrusted output fenced as data, local text as is."""
@@ -45,9 +49,9 @@ class Envelope:
         return warning + fence(self.text, self.tool or "a tool")
 
 
-def refusal(code: str, name: str, text: str) -> Envelope:
-    """A call refused by a gate: local text only."""
-    return Envelope(ok=False, code=code, text=text, tool=name if len(name) <= _NAME_SHOWN else "")
+def refusal(code: str, name: str, text: str, meta: Mapping[str, Any] | None = None) -> Envelope:
+    """A call refused by a gate: local text only (and local facts in ``meta``)."""
+    return Envelope(ok=False, code=code, text=text, tool=name if len(name) <= _NAME_SHOWN else "", meta=meta)
 
 
 def upstream_failure(code: str, name: str, detail: str = "") -> Envelope:

@@ -37,7 +37,9 @@ class Session:
     """Calls on behalf of ``principal`` with ``ticket``; create it with ``pool.session()``.
 
     ``release`` is the management release the session is bound to (R15), or None where the
-    pool has no store; ``taint`` its ledger.
+    pool has no store; ``taint`` its ledger. A ticket is good in a session only when it was made
+    for the session's principal (gate 4); the pool's default session, whose calls each bring
+    their own ticket (``pool.call``), has no principal of its own to compare.
     """
 
     def __init__(
@@ -51,9 +53,12 @@ class Session:
         visibility: Visibility,
         recorder: Recorder | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        *,
+        binds_principal: bool = True,
     ) -> None:
         self.id = session_id
         self.principal = principal
+        self.binds_principal = binds_principal
         self.ticket = ticket
         self.release = release
         self.taint = taint
@@ -138,7 +143,7 @@ class Sessions:
         self._clock = clock
         self._releases: dict[int, ReleaseView] = {}
         self._numbers = itertools.count(1)
-        self.default = self._made("pool", "pool", None, None, TaintLedger())
+        self.default = self._made("pool", "pool", None, None, TaintLedger(), binds_principal=False)
 
     def open(self, principal: str, ticket: Ticket | None, resume: str | None = None) -> Session:
         """A new session, or ``resume``'s own (R15).
@@ -171,6 +176,8 @@ class Sessions:
         ticket: Ticket | None,
         release: ReleaseView | None,
         taint: TaintLedger,
+        *,
+        binds_principal: bool = True,
     ) -> Session:
         return Session(
             session_id,
@@ -182,6 +189,7 @@ class Sessions:
             self._visibility,
             self._recorder,
             self._clock,
+            binds_principal=binds_principal,
         )
 
     def _ledger(self, session_id: str) -> TaintLedger:

@@ -106,7 +106,7 @@ class Visibility:
                 if entry is None:
                     continue
                 action = entry.permission.action
-            if enabled(tool.alias, tool.remote_name) and (ticket is None or ticket.allows_action(action)):
+            if enabled(tool.alias, tool.remote_name) and (ticket is None or ticket.shows_action(action)):
                 visible.append(tool)
         return visible
 

@@ -24,7 +24,6 @@ from toolpool.tickets import Ticket
 __all__ = [
     "DEFAULT_CONFIG",
     "KEY_ENV",
-    "OPERATOR",
     "AsJson",
     "ConfigPath",
     "actor",
@@ -36,6 +35,7 @@ __all__ = [
     "key_file",
     "load",
     "open_store",
+    "operator_ticket",
     "out",
     "print_json",
     "printable",
@@ -59,8 +59,12 @@ _T = TypeVar("_T")
 ConfigPath = Annotated[Path, typer.Option("--config", "-c", help="The toolpool TOML file.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 DEFAULT_CONFIG = Path("toolpool.toml")
+
+
 # The operator at the command line may use every action of the config they point at.
-OPERATOR = Ticket.allow("*", principal="cli")
+def operator_ticket() -> Ticket:
+    """What the person at the command line may call: everything enabled, as themselves."""
+    return Ticket.allow("*", principal=actor())
 
 
 KEY_ENV = "TOOLPOOL_SECRET_KEY"

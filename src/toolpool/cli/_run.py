@@ -9,7 +9,6 @@ import typer
 
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
-    OPERATOR,
     AsJson,
     ConfigPath,
     actor,
@@ -18,6 +17,7 @@ from toolpool.cli._common import (
     err,
     fail,
     load,
+    operator_ticket,
     out,
     print_json,
     run,
@@ -110,7 +110,7 @@ def call(
         async with Pool(loaded, secret_key=secret_key(loaded), telemetry=telemetry.telemetry) as pool:
             with err.status(f"connecting {alias}", spinner="dots"):
                 await pool.connect(alias)
-            session = pool.session(actor(), OPERATOR)
+            session = pool.session(actor(), operator_ticket())
             snapshot = session.snapshot()
             name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), None)
             if name is None and pool.store is not None and not pool.store.tools.is_enabled(alias, tool):

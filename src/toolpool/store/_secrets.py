@@ -22,57 +22,71 @@ class Secrets:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def set_secret(self, name: str, value: str, actor: str) -> None:
-        """Store (or replace) a secret, encrypted with the store's key.
+    def set_secret(self, name: str, value: str, actor: str, *, principal: str = "") -> None:
+        """Store (or replace) a secret, encrypted with the store's key: the pool-wide value, or
+        with ``principal`` the value of a ``per_principal`` secret for that principal only.
 
         Raises:
-            UsageError: no key, an empty value, or a name outside 1-128 characters.
+            UsageError: no key, an empty value, or a name or principal outside 1-128 characters.
         """
         key = self._require_key()
         if not 1 <= len(name) <= 128 or storable(name) != name:
             raise UsageError("a secret's name must be 1 to 128 characters")
+        if len(principal) > 128 or storable(principal) != principal:
+            raise UsageError("a principal's name must be 1 to 128 characters")
         if not value:
             raise UsageError(f"secret {name!r} cannot be empty")
         token = key.encrypt(value)
+        where = (secrets.c.name == name) & (secrets.c.principal == principal)
         with self._db.write() as tx:
-            exists = tx.connection.scalar(select(secrets.c.name).where(secrets.c.name == name)) is not None
-            tx.append(actor, "secret.set", name, {"replaced": exists})
+            exists = tx.connection.scalar(select(secrets.c.name).where(where)) is not None
+            detail: dict[str, object] = {"replaced": exists}
+            if principal:
+                detail["principal"] = principal
+            tx.append(actor, "secret.set", name, detail)
             statement: Any
             if exists:
-                statement = update(secrets).where(secrets.c.name == name)
+                statement = update(secrets).where(where)
             else:
-                statement = insert(secrets).values(name=name, created_at=tx.at)
+                statement = insert(secrets).values(name=name, principal=principal, created_at=tx.at)
             tx.connection.execute(statement.values(token=token, changed_at=tx.at, changed_by=actor))
             _bump_secrets(tx)
 
-    def secret(self, name: str) -> str:
-        """A secret's value.
+    def secret(self, name: str, *, principal: str = "") -> str:
+        """A secret's pool-wide value, or with ``principal`` that principal's own value.
 
         Raises:
-            UsageError: no key, an unknown name, or a token this key cannot decrypt.
+            UsageError: no key, an unknown name (for that principal), or a token this key
+                cannot decrypt.
         """
         key = self._require_key()
+        where = (secrets.c.name == name) & (secrets.c.principal == principal)
         with self._db.read() as connection:
-            token = connection.scalar(select(secrets.c.token).where(secrets.c.name == name))
+            token = connection.scalar(select(secrets.c.token).where(where))
         if token is None:
-            raise UsageError(f"there is no secret {name!r}")
+            owner = f" for principal {principal!r}" if principal else ""
+            raise UsageError(f"there is no secret {name!r}{owner}")
         return key.decrypt(token, name)
 
     def secret_names(self) -> list[str]:
+        """The names of the pool-wide secrets."""
         with self._db.read() as connection:
-            return list(connection.scalars(select(secrets.c.name).order_by(secrets.c.name)))
+            query = select(secrets.c.name).where(secrets.c.principal == "").order_by(secrets.c.name)
+            return list(connection.scalars(query))
 
-    def delete_secret(self, name: str, actor: str) -> None:
-        """Remove a secret.
+    def delete_secret(self, name: str, actor: str, *, principal: str = "") -> None:
+        """Remove a secret (the pool-wide value, or ``principal``'s own).
 
         Raises:
             UsageError: there is no such secret.
         """
+        where = (secrets.c.name == name) & (secrets.c.principal == principal)
         with self._db.write() as tx:
-            if tx.connection.execute(delete(secrets).where(secrets.c.name == name)).rowcount == 0:
-                raise UsageError(f"there is no secret {name!r}")
+            if tx.connection.execute(delete(secrets).where(where)).rowcount == 0:
+                owner = f" for principal {principal!r}" if principal else ""
+                raise UsageError(f"there is no secret {name!r}{owner}")
             _bump_secrets(tx)
-            tx.append(actor, "secret.delete", name, {})
+            tx.append(actor, "secret.delete", name, {"principal": principal} if principal else {})
 
     def redact(self, text: str) -> str:
         """``text`` with every stored secret's value (raw, JSON-escaped, URL-encoded, base64)

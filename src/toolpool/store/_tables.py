@@ -41,6 +41,7 @@ __all__ = [
     "MAC_LENGTH",
     "SCHEMA_HEAD",
     "UTCDateTime",
+    "approvals",
     "audit_events",
     "call_records",
     "metadata",
@@ -59,7 +60,7 @@ __all__ = [
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0005"
+SCHEMA_HEAD = "0006"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
@@ -214,6 +215,8 @@ secrets = Table(
     "secrets",
     metadata,
     Column("name", String(128), primary_key=True),
+    # '' for the pool-wide value; else the one principal a `per_principal` secret belongs to.
+    Column("principal", String(128), primary_key=True, server_default=""),
     Column("token", Text, nullable=False),  # a Fernet token: never the value itself
     Column("created_at", UTCDateTime, nullable=False),
     Column("changed_at", UTCDateTime, nullable=False),
@@ -309,3 +312,33 @@ usage_ledger = Table(
     Column("input_tokens", BigInteger, nullable=False),
     Column("output_tokens", BigInteger, nullable=False),
 )
+
+# Approvals of single calls (countersigning): a call that needs one is refused with
+# ``approval_pending`` and its request kept here; an approver approves or denies it; an approved
+# request is used by the one retried call whose session, principal, tool pin and arguments' hash
+# are the ones it binds, before ``expires_at``. ``arguments`` is the redacted, clipped text the
+# approver reads; ``why`` says what asked for it (the tool's policy or the ticket's ``ask``).
+approvals = Table(
+    "approvals",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("requested_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("session_id", String(64), nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("alias", Text, nullable=False),
+    Column("tool", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("pin", String(HASH_LENGTH), nullable=False),
+    Column("arguments_hash", String(HASH_LENGTH), nullable=False),
+    Column("arguments", Text, nullable=False),
+    Column("why", Text, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("decided_by", Text, nullable=True),
+    Column("decided_reason", Text, nullable=True),
+    Column("decided_at", UTCDateTime, nullable=True),
+    Column("used_at", UTCDateTime, nullable=True),
+    CheckConstraint("state IN ('pending', 'approved', 'denied', 'used')", name="known_state"),
+)
+Index(None, approvals.c.state, approvals.c.requested_at)
+Index(None, approvals.c.session_id)

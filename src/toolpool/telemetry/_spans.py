@@ -46,7 +46,22 @@ __all__ = [
     "traced",
 ]
 
-GATES = ("snapshot", "connection", "enabled", "ticket", "arguments", "taint", "breaker", "upstream", "result")
+# In the pipeline's order; approval and limits sit between gates 6 and 7 of DESIGN.md, so a
+# gate's number here is its position in this tuple.
+GATES = (
+    "snapshot",
+    "connection",
+    "enabled",
+    "ticket",
+    "arguments",
+    "taint",
+    "approval",
+    "limits",
+    "breaker",
+    "upstream",
+    "result",
+)
+_POSITION = {name: number for number, name in enumerate(GATES, start=1)}
 _PASSED = "toolpool.gates.passed"
 _FAILED = "toolpool.gate.failed"
 
@@ -78,20 +93,21 @@ def mark_outcome(span: Span, code: str) -> None:
         span.set_status(Status(StatusCode.ERROR))
 
 
-def record_gates(span: Span, last: int, passed: bool) -> None:
+def record_gates(span: Span, last: str, passed: bool) -> None:
     """The gates as span events: ``toolpool.gates.passed`` names every gate the call passed, in
-    order, and ``toolpool.gate.failed`` the one that refused it (if one did). Two events at most:
-    each event costs the span an attribute check, and a call passes up to nine gates."""
+    order, and ``toolpool.gate.failed`` the one (``last``, a name in ``GATES``) that refused it
+    (if one did). Two events at most: each event costs the span an attribute check."""
     if not span.is_recording():
         return
-    through = last if passed else last - 1
+    number = _POSITION[last]
+    through = number if passed else number - 1
     if through:
         span.add_event(_PASSED, {"toolpool.gates": GATES[:through]})
     if not passed:
-        span.add_event(_FAILED, {"toolpool.gate.number": last, "toolpool.gate.name": GATES[last - 1]})
+        span.add_event(_FAILED, {"toolpool.gate.number": number, "toolpool.gate.name": last})
 
 
-def call_decided(telemetry: Telemetry, span: Span, line: CallLine, gate: int) -> None:
+def call_decided(telemetry: Telemetry, span: Span, line: CallLine, gate: str) -> None:
     """What one call decision leaves besides its records: the gates as events on ``span``,
     ``error.type``, the ``toolpool.calls`` count and the call-log line (with the span's ids)."""
     ok = line.code == "ok"

@@ -17,10 +17,13 @@ from toolpool.calls import Envelope
 from toolpool.registry import Snapshot
 from toolpool.vetting import ExposedTool
 
-__all__ = ["CODE_META_KEY", "wire_result", "wire_tool", "wire_tools"]
+__all__ = ["CODE_META_KEY", "META_PREFIX", "wire_result", "wire_tool", "wire_tools"]
 
 CODE_META_KEY = "toolpool/code"
 """The ``_meta`` key of every ``CallToolResult`` toolpool sends: the Envelope code."""
+META_PREFIX = "toolpool/"
+"""Every other fact of an Envelope's ``meta`` goes under this prefix (``toolpool/retry_after_s``,
+``toolpool/approval_id``)."""
 
 
 def wire_tool(tool: ExposedTool) -> mcp_types.Tool:
@@ -41,7 +44,9 @@ def wire_tools(snapshot: Snapshot) -> mcp_types.ListToolsResult:
 
 def wire_result(envelope: Envelope) -> mcp_types.CallToolResult:
     """The client's view of one call: the model-facing text, fenced when untrusted."""
-    meta = {CODE_META_KEY: envelope.code}
+    meta: dict[str, object] = {CODE_META_KEY: envelope.code}
+    if envelope.meta:
+        meta.update({META_PREFIX + key: value for key, value in envelope.meta.items()})
     if envelope.ok:
         return mcp_types.CallToolResult(
             content=[mcp_types.TextContent(type="text", text=envelope.for_model())],
