@@ -21,6 +21,7 @@ from toolpool.admitter import Admitter, EraMemory
 from toolpool.calls import (
     BlobStore,
     Breakers,
+    CallApprovals,
     CallPipeline,
     CallRecording,
     EventOutlet,
@@ -129,6 +130,7 @@ async def assemble(
         blobs=blobs,
         revocation=revocation,
         redactor=redactor,
+        approvals=CallApprovals(opened, config.pool.approval_ttl_s, clock, redactor, events),
         recording=recording,
         telemetry=telemetry,
         clock=clock,

@@ -24,12 +24,14 @@ __all__ = ["Decision", "Permission", "Ticket", "authorize"]
 @dataclass(frozen=True, slots=True)
 class Permission:
     """What a ticket is checked against for one tool: its local ``action``, its ``effect``
-    (gate 6 guards ``write``) and the ``resource`` template over its arguments (or None).
-    It comes from local policy, or for a session from its release (R15)."""
+    (gate 6 guards ``write``), the ``resource`` template over its arguments (or None) and
+    whether each call needs a person's ``approval``. It comes from local policy, or for a
+    session from its release (R15)."""
 
     action: str
     effect: Literal["read", "write"]
     resource: str | None = None
+    approval: Literal["none", "each_call"] = "none"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,13 @@
 """The call pipeline and everything a call carries through it: gates 1-10 (``CallPipeline``),
-the ``Envelope``, result shaping and blobs, the circuit breakers, taint, sessions, the
-snapshots a session sees, revocation on faults, pool events and gate-10 recording.
+the ``Envelope``, result shaping and blobs, the circuit breakers, approvals of single calls,
+taint, sessions, the snapshots a session sees, revocation on faults, pool events and gate-10
+recording.
 
 The one ``Redactor`` lives in ``toolpool.redaction`` (the store uses it too, below this package)
 and is exported here as well.
 """
 
+from toolpool.calls._approvals import CallApprovals
 from toolpool.calls._arguments import MAX_ARGUMENT_DEPTH, argument_problems, render_resource
 from toolpool.calls._breaker import Breakers, BreakerState, CircuitBreaker
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
@@ -26,6 +28,7 @@ __all__ = [
     "BlobStore",
     "BreakerState",
     "Breakers",
+    "CallApprovals",
     "CallPipeline",
     "CallRecording",
     "CallSession",

@@ -30,6 +30,12 @@ class EventOutlet:
         if self.recorder is not None:
             self.recorder.audit("pool", kind, alias, self._redactor.redact_value(dict(event.detail)))
 
+    def notify(self, kind: str, alias: str, detail: Mapping[str, object] | None = None) -> None:
+        """An event for the caller's sink only: for what the store audited itself, in the
+        transaction that did it (approval requests and their use)."""
+        if self._sink is not None:
+            self._sink(PoolEvent(kind, alias, MappingProxyType(dict(detail or {}))))
+
     def admitted(self, alias: str, admission: Admission, era: str) -> None:
         """The events of one admitted connection: drops (R5), redactions, quarantines (R7),
         then ``mcp.connected``."""

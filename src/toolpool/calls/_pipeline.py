@@ -10,6 +10,9 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 5. the arguments are small enough and valid against the schema      else ``invalid_arguments``
 6. a write tool's arguments carry no text from this session's
    untrusted results (unless the ticket allows it)                  else ``tainted_argument``
+   approval: a tool that needs one for each call, or an action the
+   ticket only asks for, runs with a single-use approval of this
+   very call (``toolpool.calls._approvals``)                        else ``approval_pending`` / ``denied``
 7. the alias's circuit breaker lets the call through                else ``circuit_open``
 8. the upstream call: ``isError`` -> ``mcp_remote_error`` (kept); timeout -> ``mcp_timeout`` and
    lost -> ``mcp_connection_lost`` (both drop the link and revoke its tools, before the caller
@@ -33,6 +36,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from toolpool import errors
+from toolpool.calls._approvals import CallApprovals, approval_reason
 from toolpool.calls._arguments import argument_problems, render_resource
 from toolpool.calls._breaker import Breakers, CircuitBreaker
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
@@ -106,6 +110,7 @@ class CallPipeline:
         blobs: BlobStore,
         revocation: Revocation,
         redactor: Redactor,
+        approvals: CallApprovals,
         recording: CallRecording | None = None,
         telemetry: Telemetry | None = None,
         clock: Callable[[], datetime],
@@ -119,6 +124,7 @@ class CallPipeline:
         self._blobs = blobs
         self._revocation = revocation
         self._redactor = redactor
+        self._approvals = approvals
         self._recording = recording
         self._telemetry = telemetry if telemetry is not None else Telemetry.off()
         self._clock = clock
@@ -229,13 +235,18 @@ class CallPipeline:
         if not self._enablement.is_enabled(tool.alias, tool.remote_name):
             return "enabled", refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
         principal = session.principal if session.binds_principal else None
-        refused = self._authorize(tool, permission, arguments, ticket, principal)
+        refused, asks = self._authorize(tool, permission, arguments, ticket, principal)
         if refused is not None:
             return "ticket", refused
         gate, refused = await self._check_arguments(tool, permission, arguments, ticket, session.taint)
         if refused is not None:
             return gate, refused
         assert isinstance(arguments, Mapping)
+        why = approval_reason(tool, permission, asks)
+        if why is not None:
+            refused = await self._approvals.check(session, tool, permission, arguments, why)
+            if refused is not None:
+                return "approval", refused
         breaker = self._breakers.of(tool.alias)
         if not breaker.admit():
             return "breaker", refusal(
@@ -275,17 +286,20 @@ class CallPipeline:
         arguments: object,
         ticket: Ticket | None,
         principal: str | None,
-    ) -> Envelope | None:
+    ) -> tuple[Envelope | None, bool]:
+        """Gate 4: its refusal, if any, and whether the ticket only asks for the action (the
+        approval step decides then)."""
         resource: str | None = None
         if permission.resource is not None:
             resource = render_resource(permission.resource, arguments)
             if resource is None:
-                return refusal(
-                    errors.DENIED, tool.name, f"the resource of this call to {tool.name} cannot be determined"
-                )
+                text = f"the resource of this call to {tool.name} cannot be determined"
+                return refusal(errors.DENIED, tool.name, text), False
         now = self._clock() if ticket is not None and ticket.timed else _NO_EXPIRY_CHECK
         decision = authorize(ticket, permission.action, resource, now, principal)
-        return None if decision.allowed else refusal(decision.code, tool.name, decision.reason)
+        if decision.allowed or decision.needs_approval:
+            return None, decision.needs_approval
+        return refusal(decision.code, tool.name, decision.reason), False
 
     async def _check_arguments(
         self,

@@ -45,7 +45,10 @@ class ReleaseView:
         for key, entry in tools.items():
             if entry.get("action") is None or entry.get("effect") not in ("read", "write"):
                 continue  # not a callable entry; the store never writes one
-            permission = Permission(entry["action"], entry["effect"], entry.get("resource"))
+            each_call = entry.get("approval") == "each_call"
+            permission = Permission(
+                entry["action"], entry["effect"], entry.get("resource"), "each_call" if each_call else "none"
+            )
             entries[key] = ReleaseEntry(permission, entry.get("approved_hash"))
         return cls(number, entries, dict(content.get("servers", {})))
 

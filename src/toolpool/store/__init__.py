@@ -17,12 +17,13 @@ call pipeline is ``store.tools.is_enabled``.
 
 A ``Store`` holds one concern per attribute over one database: ``tools``, ``pins``,
 ``releases``, ``secrets``, ``audit``, ``calls``, ``usage`` (the usage ledger, written with
-the call records) and ``tokens``. On the pool's side of the
+the call records), ``tokens`` and ``approvals`` (approvals of single calls). On the pool's side of the
 store: gate 3's two answers (``ConfigEnablement``, ``StoreEnablement``), pins that take the
 configuration's first (``ConfigFirstPins``), and ``open_synced``, which opens a pool's store
 with the configuration synced into it.
 """
 
+from toolpool.store._approvals import APPROVAL_STATES, Approval, ApprovalBinding, ApprovalState
 from toolpool.store._crypto import SecretKey
 from toolpool.store._enablement import ConfigEnablement, StoreEnablement
 from toolpool.store._management import open_synced
@@ -48,9 +49,13 @@ from toolpool.store._values import (
 )
 
 __all__ = [
+    "APPROVAL_STATES",
     "LISTING",
     "MODEL",
     "USAGE_KEYS",
+    "Approval",
+    "ApprovalBinding",
+    "ApprovalState",
     "AuditCheck",
     "AuditEntry",
     "AuditEvent",

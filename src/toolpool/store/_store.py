@@ -3,7 +3,7 @@
 ``Store`` opens and closes the database; its concerns share it, one attribute each:
 ``tools`` (gate 3, imports, policy, enabling, eras), ``pins``, ``releases`` (and sessions),
 ``secrets``, ``audit``, ``calls`` (call records), ``usage`` (the usage ledger, written with the
-call records) and ``tokens``. Every management change
+call records), ``tokens`` and ``approvals``. Every management change
 happens in one write transaction together with the next release and its audit event. Write
 transactions serialize: SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's row lock on ``store_head``,
 taken first.
@@ -16,6 +16,7 @@ from typing import Self
 from sqlalchemy.exc import SQLAlchemyError
 
 from toolpool.errors import UsageError
+from toolpool.store._approvals import Approvals
 from toolpool.store._audit import Audit
 from toolpool.store._calls import Calls
 from toolpool.store._crypto import SecretKey
@@ -54,6 +55,8 @@ class Store:
     """The usage ledger (billing), summed per principal, session, alias, tool or day."""
     tokens: Tokens
     """Bearer tokens of the HTTP front."""
+    approvals: Approvals
+    """Requests for a person's approval of single calls (countersigning), single-use."""
 
     def __init__(self, database: Database) -> None:
         """Use ``Store.open``: it migrates the database first."""
@@ -66,6 +69,7 @@ class Store:
         self.calls = Calls(database)
         self.usage = Usage(database)
         self.tokens = Tokens(database)
+        self.approvals = Approvals(database)
 
     @classmethod
     def open(cls, url: str, *, key: SecretKey | None = None) -> Store:

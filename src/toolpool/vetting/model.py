@@ -57,5 +57,5 @@ class ExposedTool:
 
     @property
     def permission(self) -> Permission:
-        """Action, effect and resource template, from the local policy."""
-        return Permission(self.action, self.policy.effect, self.policy.resource)
+        """Action, effect, resource template and approval, from the local policy."""
+        return Permission(self.action, self.policy.effect, self.policy.resource, self.policy.approval)
