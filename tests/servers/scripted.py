@@ -96,8 +96,10 @@ def main() -> None:
             elif spec.get("loop_cursor") and cursors:
                 result["nextCursor"] = cursors[0]
             reply(request_id, result)
-        elif method == "tools/call" and "call_count_file" in spec and _counted(spec) <= spec.get(
-            "fail_first_calls", 0
+        elif (
+            method == "tools/call"
+            and "call_count_file" in spec
+            and _counted(spec) <= spec.get("fail_first_calls", 0)
         ):
             if spec.get("fail_as", "exit") == "exit":
                 os._exit(3)
