@@ -19,6 +19,10 @@ from .helpers import imported, read, sql
 
 def test_the_store_exports_exactly_its_public_names() -> None:
     assert sorted(toolpool.store.__all__) == [
+        "APPROVAL_STATES",
+        "Approval",
+        "ApprovalBinding",
+        "ApprovalState",
         "AuditCheck",
         "AuditEntry",
         "AuditEvent",
