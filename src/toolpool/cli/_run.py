@@ -24,7 +24,7 @@ from toolpool.cli._common import (
     secret_key,
     telemetry_for,
 )
-from toolpool.errors import ConnectionRefused
+from toolpool.errors import APPROVAL_PENDING, ConnectionRefused
 from toolpool.pool import Pool
 
 __all__ = ["call", "demo"]
@@ -90,10 +90,19 @@ def call(
     alias: Annotated[str, typer.Argument(help="The server's alias in the config.")],
     tool: Annotated[str, typer.Argument(help="The tool's name as the server publishes it.")],
     args: Annotated[str, typer.Option("--args", help="The arguments, as a JSON object.")] = "{}",
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--session", help="Call in this earlier session (its id), e.g. to retry an approved call."
+        ),
+    ] = None,
     config: ConfigPath = DEFAULT_CONFIG,
     as_json: AsJson = False,
 ) -> None:
-    """Connect ALIAS, call TOOL through every gate, print the Envelope (exit 1 unless ok)."""
+    """Connect ALIAS, call TOOL through every gate, print the Envelope (exit 1 unless ok).
+
+    A call that waits for a person's approval prints its request's id and its session's id:
+    once approved (`toolpool approvals approve`), the same call with `--session ID` runs once."""
     loaded = load(config)
     try:
         arguments = json.loads(args)
@@ -110,17 +119,17 @@ def call(
         async with Pool(loaded, secret_key=secret_key(loaded), telemetry=telemetry.telemetry) as pool:
             with err.status(f"connecting {alias}", spinner="dots"):
                 await pool.connect(alias)
-            session = pool.session(actor(), operator_ticket())
+            session = pool.session(actor(), operator_ticket(), resume=resume)
             snapshot = session.snapshot()
             name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), None)
             if name is None and pool.store is not None and not pool.store.tools.is_enabled(alias, tool):
                 fail(
                     f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)"
                 )
-            return await session.call(snapshot, name or tool, arguments)
+            return session.id, await session.call(snapshot, name or tool, arguments)
 
     try:
-        envelope = run(connect_and_call)
+        session_id, envelope = run(connect_and_call)
     except ConnectionRefused as refused:
         fail(f"connection to {alias!r} refused: " + "; ".join(refused.reasons))
     finally:
@@ -133,11 +142,15 @@ def call(
                 "text": envelope.text,
                 "structured": envelope.structured,
                 "untrusted": envelope.untrusted,
+                "meta": dict(envelope.meta or {}),
+                "session": session_id,
             }
         )
     else:
         out.print(
             envelope.text if envelope.ok else f"[red]{envelope.code}[/]: {envelope.text}", highlight=False
         )
+    if envelope.code == APPROVAL_PENDING and not as_json:
+        err.print(f"retry after approval with: --session {session_id}", highlight=False)
     if not envelope.ok:
         raise typer.Exit(1)

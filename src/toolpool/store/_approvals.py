@@ -84,6 +84,30 @@ class Approval:
             return "expired"
         return self.state
 
+    def to_json(self, now: datetime) -> dict[str, Any]:
+        """As the CLI's ``--json`` and the admin API show it (``state`` as of ``now``)."""
+        moment: dict[str, datetime | None] = {
+            "requested_at": self.requested_at,
+            "expires_at": self.expires_at,
+        }
+        moment |= {"decided_at": self.decided_at, "used_at": self.used_at}
+        return {
+            "id": self.id,
+            "state": self.state_at(now),
+            "session": self.binding.session_id,
+            "principal": self.binding.principal,
+            "alias": self.binding.alias,
+            "tool": self.binding.tool,
+            "action": self.binding.action,
+            "pin": self.binding.pin,
+            "arguments_hash": self.binding.arguments_hash,
+            "arguments": self.arguments,
+            "why": self.why,
+            "decided_by": self.decided_by,
+            "decided_reason": self.decided_reason,
+            **{key: None if value is None else value.isoformat() for key, value in moment.items()},
+        }
+
 
 class Approvals:
     """Requests for a person's approval of single calls: ``store.approvals``."""
