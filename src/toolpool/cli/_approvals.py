@@ -18,6 +18,7 @@ from toolpool.cli._common import (
     DEFAULT_CONFIG,
     AsJson,
     ConfigPath,
+    actor,
     app,
     cell,
     clip,
@@ -86,7 +87,7 @@ def approvals_approve(
     """Approve a pending request: the same call, retried, then runs once."""
     loaded = load(config)
     with open_store(loaded) as store:
-        approval = store.approvals.approve(approval_id, by, reason)
+        approval = store.approvals.approve(approval_id, by, reason, actor=actor())
     _done(approval, as_json)
 
 
@@ -101,7 +102,7 @@ def approvals_deny(
     """Deny a pending request: that call stays refused, with your reason."""
     loaded = load(config)
     with open_store(loaded) as store:
-        approval = store.approvals.deny(approval_id, by, reason)
+        approval = store.approvals.deny(approval_id, by, reason, actor=actor())
     _done(approval, as_json)
 
 

@@ -171,23 +171,24 @@ class Approvals:
         with self._db.write() as tx:
             return _use(tx, binding, at or tx.at)
 
-    def approve(self, approval_id: str, by: str, reason: str) -> Approval:
-        """Approve a pending, unexpired request, as ``by`` because of ``reason`` (audited).
+    def approve(self, approval_id: str, by: str, reason: str, *, actor: str | None = None) -> Approval:
+        """Approve a pending, unexpired request, as ``by`` because of ``reason``; audited as
+        ``actor`` (the CLI's user, the admin API's or UI's actor), or as ``by``.
 
         Raises:
             UsageError: no such request, it was decided already or expired, or ``by`` or
                 ``reason`` is empty or too long.
         """
-        return self._decide(approval_id, "approved", by, reason)
+        return self._decide(approval_id, "approved", by, reason, actor)
 
-    def deny(self, approval_id: str, by: str, reason: str) -> Approval:
-        """Deny a pending request, as ``by`` because of ``reason`` (audited); the denial is
-        final for the call it binds.
+    def deny(self, approval_id: str, by: str, reason: str, *, actor: str | None = None) -> Approval:
+        """Deny a pending request, as ``by`` because of ``reason`` (audited as ``approve``
+        is); the denial is final for the call it binds.
 
         Raises:
             UsageError: as ``approve``.
         """
-        return self._decide(approval_id, "denied", by, reason)
+        return self._decide(approval_id, "denied", by, reason, actor)
 
     def get(self, approval_id: str) -> Approval | None:
         """The request ``approval_id``, or None if there is none."""
@@ -222,7 +223,7 @@ class Approvals:
             return tuple(_approval(row) for row in connection.execute(query))
 
     def _decide(
-        self, approval_id: str, state: Literal["approved", "denied"], by: str, reason: str
+        self, approval_id: str, state: Literal["approved", "denied"], by: str, reason: str, actor: str | None
     ) -> Approval:
         by, reason = by.strip(), reason.strip()
         if not by or len(by) > _WHO_MAX:
@@ -238,7 +239,8 @@ class Approvals:
                 raise UsageError(f"approval request {approval_id} is {current}, not pending")
             values = {"state": state, "decided_by": by, "decided_reason": reason, "decided_at": tx.at}
             tx.connection.execute(update(approvals).where(approvals.c.id == approval_id).values(**values))
-            tx.append(by, f"approval.{state}", approval_id, {**_detail(found.binding), "reason": reason})
+            detail = {**_detail(found.binding), "by": by, "reason": reason}
+            tx.append(actor or by, f"approval.{state}", approval_id, detail)
             decided = _row(tx.connection, approval_id)
         assert decided is not None
         return decided

@@ -1,5 +1,5 @@
 """The admin REST API of the toolpool service: servers, tools, releases, audit, calls, usage,
-events.
+approvals of single calls, events.
 
 ``admin_app(store, admin_token=...)`` builds a FastAPI app whose routes all live under
 ``/admin``: mount it at the root of the service. Decisions, in one place:
@@ -43,12 +43,13 @@ from toolpool.serve._guard import AuthGuard, address_of
 from toolpool.serve._headers import API_HEADERS, SecurityHeaders
 from toolpool.serve._patterns import ACTOR_PATTERN, ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
 from toolpool.serve.admin import _models as m
+from toolpool.serve.admin._approvals import add_approval_routes
 from toolpool.serve.admin._usage import UsageQuery, UsageTotalOut, usage_total_out
 from toolpool.store import Store, ToolState
 
 __all__ = ["admin_app", "status_of"]
 
-_NOT_FOUND = ("unknown tool ", "there is no release ")
+_NOT_FOUND = ("unknown tool ", "there is no release ", "there is no approval request ")
 
 Alias = Annotated[str, Path(pattern=ALIAS_PATH, max_length=ALIAS_MAX, description="a configured alias")]
 ToolName = Annotated[str, Path(pattern=TOOL_PATH, max_length=TOOL_MAX, description="the remote name")]
@@ -251,6 +252,8 @@ def admin_app(
     def usage(query: Annotated[UsageQuery, Query()]) -> list[UsageTotalOut]:
         """The usage ledger (billing) summed per principal, session, alias, tool or UTC day."""
         return [usage_total_out(total) for total in store.usage.totals(query.by, query.since)]
+
+    add_approval_routes(api, store, actor)
 
     # -- events ----------------------------------------------------------------------------
 
