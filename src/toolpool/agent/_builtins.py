@@ -1,5 +1,6 @@
 """The Lead's builtin tools: ``connect_mcp`` and ``disconnect_mcp`` (the management tools),
-``delegate`` (when the Lead has helpers) and ``search_tools`` (over the context budget).
+``delegate`` (when the Lead has helpers), ``search_tools`` (over the context budget) and
+``await_approval`` (when a call may wait for a person's approval: ``toolpool.agent._awaiting``).
 
 ``connect_mcp`` and ``disconnect_mcp`` take an alias and nothing else (R1): their schema
 lists the configured aliases and forbids any other key, so no model can hand the pool a
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from toolpool.agent._awaiting import AWAIT_APPROVAL, AWAIT_SCHEMA, ApprovalWaiter, offers_approvals
 from toolpool.agent._helpers import Helper
 from toolpool.agent._loop import BuiltinSchema, Meter, Outcome, invalid_arguments, not_shown
 from toolpool.agent._messages import ToolCall, ToolSpec
@@ -22,7 +24,7 @@ from toolpool.pool import Pool
 
 __all__ = ["BUILTIN_NAMES", "Builtins"]
 
-BUILTIN_NAMES = frozenset({"connect_mcp", "disconnect_mcp", "delegate", "search_tools"})
+BUILTIN_NAMES = frozenset({"connect_mcp", "disconnect_mcp", "delegate", "search_tools", AWAIT_APPROVAL})
 
 
 def _alias_schema(aliases: tuple[str, ...]) -> BuiltinSchema:
@@ -103,6 +105,19 @@ class Builtins:
                     delegate.schema,
                 )
             )
+        self._waiter: ApprovalWaiter | None = None
+        if pool.store is not None and offers_approvals(pool.config, session.ticket, pool.store):
+            self._waiter = ApprovalWaiter(pool.store, session)
+            self._schemas[AWAIT_APPROVAL] = AWAIT_SCHEMA
+            self._specs.append(
+                ToolSpec(
+                    AWAIT_APPROVAL,
+                    "Wait (up to timeout_s seconds, at most 300) for a person to decide a call that "
+                    "came back approval_pending, by its approval_id; once approved, make the same "
+                    "call again with the same arguments.",
+                    AWAIT_SCHEMA.schema,
+                )
+            )
 
     def specs(self, *, search: bool) -> tuple[ToolSpec, ...]:
         if not search:
@@ -128,6 +143,11 @@ class Builtins:
             return await self._connect(str(call.arguments["alias"]))
         if call.name == "disconnect_mcp":
             return await self._disconnect(str(call.arguments["alias"]))
+        if call.name == AWAIT_APPROVAL and self._waiter is not None:
+            approval_id, timeout_s = str(call.arguments["approval_id"]), call.arguments.get("timeout_s")
+            if timeout_s is None:
+                return await self._waiter.wait(approval_id)
+            return await self._waiter.wait(approval_id, float(timeout_s))
         return await self._delegate(str(call.arguments["role"]), str(call.arguments["prompt"]))
 
     async def _connect(self, alias: str) -> Outcome:
