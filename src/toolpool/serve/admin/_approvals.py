@@ -69,7 +69,8 @@ def add_approval_routes(api: APIRouter, store: Store, actor: Callable[..., Await
     """The routes above, on the admin router ``api`` (its auth applies); ``actor`` is the
     dependency that says who the API's caller is."""
     missing: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody}}
-    either: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody}, 409: {"model": ErrorBody}}
+    # A body that is not JSON at all is a 400 (FastAPI), as for approve-write.
+    either: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 404, 409)}
 
     @api.get("/approvals")
     def list_approvals(query: Annotated[ApprovalsQuery, Query()]) -> list[ApprovalOut]:
