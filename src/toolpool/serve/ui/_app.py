@@ -14,7 +14,7 @@ is mounted (``Mount("/ui", ui_app(...))``); links follow the mount's ``root_path
 - **Untrusted text** (descriptions, schemas, reasons, audit details) is escaped by Jinja2's
   autoescape; no template marks upstream text safe. The Content-Security-Policy allows
   scripts, styles and connections from this origin only, and no inline script: the live
-  page's few lines of JavaScript are ``static/live.js``.
+  pages' few lines of JavaScript are ``static/live.js`` and ``static/approvals.js``.
 - **No blocking on the loop**: store calls run in worker threads; pool calls (approving a
   quarantined change) run on the loop, where the pool lives.
 """

@@ -1,6 +1,7 @@
 """The web UI's routes: login and logout, the pages, and the POST actions behind their buttons.
 
-Paths are relative to the mount (``/ui``). Pages: ``/`` servers and tools, ``/quarantine``,
+Paths are relative to the mount (``/ui``). Pages: ``/`` servers and tools, ``/approvals`` (and
+its stream ``/approvals/events``), ``/quarantine``,
 ``/audit``, ``/live`` (and its stream ``/live/events``), ``/charts``, ``/usage``. Every action is a POST
 form with the session's CSRF token and answers with a redirect to its page (post/redirect/get),
 where a flash message says what happened or why the store refused.
@@ -23,6 +24,7 @@ from toolpool.serve._events import EventStream
 from toolpool.serve._patterns import ACTOR_PATTERN, ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
 from toolpool.serve.ui import _charts as charts
 from toolpool.serve.ui import _pages as pages
+from toolpool.serve.ui._approvals import add_approval_routes
 from toolpool.serve.ui._core import Ui, base
 from toolpool.serve.ui._live import CallFeed
 from toolpool.serve.ui._sessions import COOKIE, FormError, UiSession, clear_cookie, read_form, set_cookie
@@ -153,6 +155,10 @@ def register(app: FastAPI, ui: Ui) -> None:
             return f"{alias}/{name} approved to write by {by.strip()} and enabled (release {store.releases.version})"
 
         return await act(request, session, "/", change)
+
+    # -- approvals of single calls ---------------------------------------------------------
+
+    add_approval_routes(app, ui, current, act, _run)
 
     # -- quarantine (R7) -------------------------------------------------------------------
 
