@@ -219,3 +219,29 @@ def test_a_decision_needs_who_and_why_and_a_pending_request(tmp_path: Path) -> N
             store.approvals.list("maybe")  # type: ignore[arg-type]
         assert store.approvals.get("apr_nope") is None
         assert store.approvals.list(None) == ()
+
+
+async def test_a_session_keeps_the_approval_rule_of_its_release(tmp_path: Path) -> None:
+    """R15: the release records each tool's approval rule; a session opened under "each_call"
+    still needs approval after the configuration drops it, while a new session does not."""
+    async with Pool(_config(tmp_path)) as pool:
+        assert pool.store is not None
+        session_id = pool.session("ana", Ticket.allow("beta.*", principal="ana")).id
+        content = pool.store.releases.current_release().content
+        assert content["tools"]["demo_beta/write_note"]["approval"] == "each_call"
+        assert "approval" not in content["tools"]["demo_beta/lookup"]
+    relaxed = write_config(
+        tmp_path,
+        demo_server("demo_alpha", "alpha", ALPHA_TOOLS),
+        demo_server("demo_beta", "beta", BETA_TOOLS),
+    )
+    async with Pool(relaxed) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("demo_beta")
+            ticket = Ticket.allow("beta.*", principal="ana")
+            resumed = pool.session("ana", ticket, resume=session_id)
+            kept = await resumed.call(resumed.snapshot(), WRITE, {"text": "old rules"})
+            fresh = pool.session("ana", ticket)
+            ran = await fresh.call(fresh.snapshot(), WRITE, {"text": "new rules"})
+    assert kept.code == "approval_pending"
+    assert (ran.code, ran.text) == ("ok", "note-1")

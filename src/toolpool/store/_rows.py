@@ -20,7 +20,7 @@ def where_tool(statement: Any, alias: str, name: str, table: Table = tool_states
 def release_content(connection: Connection) -> dict[str, Any]:
     enabled = connection.execute(
         select(tool_states.c.alias, tool_states.c.name, tool_states.c.action, tool_states.c.effect)
-        .add_columns(tool_states.c.approved_hash, tool_states.c.resource)
+        .add_columns(tool_states.c.approved_hash, tool_states.c.resource, tool_states.c.approval)
         .where(tool_states.c.enabled)
         .order_by(tool_states.c.alias, tool_states.c.name)
     )
@@ -35,6 +35,9 @@ def release_content(connection: Connection) -> dict[str, Any]:
                 "effect": row.effect,
                 "resource": row.resource,
                 "approved_hash": row.approved_hash,
+                # Only where a call needs approval: releases of tools without one keep
+                # the content (and hash) they had before approvals existed.
+                **({"approval": row.approval} if row.approval != "none" else {}),
             }
             for row in enabled
         },

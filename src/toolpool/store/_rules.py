@@ -63,6 +63,8 @@ def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) 
         values["effect"] = policy.effect
     if row.resource != policy.resource:
         values["resource"] = policy.resource
+    if row.approval != policy.approval:
+        values["approval"] = policy.approval
     event = Event.POLICY_CHANGED
     if row.config_enabled and not policy.enabled:
         event = Event.DISABLE  # the config author took `enabled = true` away
@@ -87,5 +89,13 @@ def policy_changes(row: Row[Any], policy: ToolPolicy, at: datetime, actor: str) 
 
 
 def describe_changes(values: Mapping[str, object]) -> dict[str, object]:
-    shown = ("action", "effect", "resource", "enabled", "write_approved_by", "write_approved_reason")
+    shown = (
+        "action",
+        "effect",
+        "resource",
+        "approval",
+        "enabled",
+        "write_approved_by",
+        "write_approved_reason",
+    )
     return {key: values[key] for key in shown if key in values}

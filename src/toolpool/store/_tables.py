@@ -60,7 +60,7 @@ __all__ = [
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0006"
+SCHEMA_HEAD = "0007"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
@@ -146,6 +146,9 @@ tool_states = Table(
     # The configuration's resource template (checked against tickets at gate 4): releases
     # record it with the action, so a resumed session keeps its mapping (R15).
     Column("resource", Text, nullable=True),
+    # The configuration's `approval`: "each_call" makes every call wait for a person's
+    # approval; releases record it with the action (R15).
+    Column("approval", String(16), nullable=False, server_default=text("'none'")),
     Column("enabled", Boolean, nullable=False, server_default=false()),
     # The configuration's last `enabled` value: config enables on a change to true only, so a
     # later `toolpool disable` is not undone by the next sync.
@@ -163,6 +166,7 @@ tool_states = Table(
     _boolean("config_enabled"),
     # R9, in the database: every other state is impossible, whoever writes the SQL.
     CheckConstraint("effect IN ('read', 'write')", name="effect_is_read_or_write"),
+    CheckConstraint("approval IN ('none', 'each_call')", name="known_approval"),
     CheckConstraint("NOT enabled OR action IS NOT NULL", name="forbidden_is_never_enabled"),
     CheckConstraint(
         "NOT enabled OR effect = 'read' OR ("
