@@ -245,3 +245,21 @@ async def test_a_session_keeps_the_approval_rule_of_its_release(tmp_path: Path) 
             ran = await fresh.call(fresh.snapshot(), WRITE, {"text": "new rules"})
     assert kept.code == "approval_pending"
     assert (ran.code, ran.text) == ("ok", "note-1")
+
+
+async def test_outside_a_session_an_approval_is_the_ticket_holders(tmp_path: Path) -> None:
+    async with Pool(_config(tmp_path)) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("demo_beta")
+            assert pool.store is not None
+            ana, bob = Ticket.allow("beta.*", principal="ana"), Ticket.allow("beta.*", principal="bob")
+            asked = await pool.call(pool.snapshot(), WRITE, {"text": "x"}, ticket=ana)
+            approval_id = _pending_id(asked)
+            request = pool.store.approvals.get(approval_id)
+            assert request is not None and request.binding.principal == "ana"
+            pool.store.approvals.approve(approval_id, by="olga", reason="for ana")
+            assert (
+                _pending_id(await pool.call(pool.snapshot(), WRITE, {"text": "x"}, ticket=bob)) != approval_id
+            )
+            ran = await pool.call(pool.snapshot(), WRITE, {"text": "x"}, ticket=ana)
+    assert ran.code == "ok"

@@ -74,13 +74,15 @@ class CallApprovals:
     async def check(
         self,
         session: CallSession,
+        principal: str | None,
         tool: ExposedTool,
         permission: Permission,
         arguments: Mapping[str, object],
         why: Why,
     ) -> Envelope | None:
-        """None when an approval of this very call was used now (the call goes on); else the
-        refusal: ``approval_pending`` (with ``approval_id`` and ``expires_at``) or ``denied``."""
+        """None when an approval of this very call by ``principal`` (None: the session's) was
+        used now, and the call goes on; else the refusal: ``approval_pending`` (with
+        ``approval_id`` and ``expires_at``) or ``denied``."""
         if self._store is None:
             return refusal(
                 errors.DENIED,
@@ -90,7 +92,7 @@ class CallApprovals:
             )
         binding = ApprovalBinding(
             session_id=session.id,
-            principal=session.principal,
+            principal=session.principal if principal is None else principal,
             alias=tool.alias,
             tool=tool.remote_name,
             action=permission.action,

@@ -250,7 +250,9 @@ class CallPipeline:
         assert isinstance(arguments, Mapping)
         why = approval_reason(tool, permission, asks)
         if why is not None:
-            refused = await self._approvals.check(session, tool, permission, arguments, why)
+            # Outside a session (pool.call), the approval is the ticket holder's.
+            who = principal if principal is not None or ticket is None else ticket.principal
+            refused = await self._approvals.check(session, who, tool, permission, arguments, why)
             if refused is not None:
                 return "approval", refused
         breaker = self._breakers.of(tool.alias)
