@@ -23,7 +23,7 @@ configuration's first (``ConfigFirstPins``), and ``open_synced``, which opens a 
 with the configuration synced into it.
 """
 
-from toolpool.store._approvals import APPROVAL_STATES, Approval, ApprovalBinding, ApprovalState
+from toolpool.store._approval_values import APPROVAL_STATES, Approval, ApprovalBinding, ApprovalState
 from toolpool.store._crypto import SecretKey
 from toolpool.store._enablement import ConfigEnablement, StoreEnablement
 from toolpool.store._management import open_synced

@@ -23,21 +23,25 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
-from sqlalchemy import Connection, Row, insert, or_, select, update
+from sqlalchemy import Connection, insert, or_, select, update
 
 from toolpool.errors import UsageError
+from toolpool.store._approval_values import (
+    APPROVAL_STATES,
+    Approval,
+    ApprovalBinding,
+    ApprovalState,
+    approval_of,
+)
 from toolpool.store._codec import now, plain, storable
 from toolpool.store._database import Database, Tx
 from toolpool.store._tables import approvals
 
-__all__ = ["APPROVAL_STATES", "Approval", "ApprovalBinding", "ApprovalState", "Approvals"]
+__all__ = ["ARGUMENTS_SHOWN", "Approvals"]
 
-ApprovalState = Literal["pending", "approved", "denied", "used", "expired"]
-APPROVAL_STATES: Final[tuple[ApprovalState, ...]] = ("pending", "approved", "denied", "used", "expired")
 
 _PREFIX = "apr_"
 # What an approver reads of the arguments: enough to judge the call, bounded for the page.
@@ -45,68 +49,6 @@ ARGUMENTS_SHOWN: Final = 4000
 _WHO_MAX = 128
 _REASON_MAX = 2000
 _LIST_MAX = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalBinding:
-    """What an approval is good for: this very call (arguments' hash, tool pin) by this
-    principal in this session."""
-
-    session_id: str
-    principal: str
-    alias: str
-    tool: str
-    action: str
-    pin: str
-    arguments_hash: str
-
-
-@dataclass(frozen=True, slots=True)
-class Approval:
-    """One request for a person's approval, as the store keeps it. ``state`` is the stored
-    state; ``state_at(now)`` also knows ``expired``."""
-
-    id: str
-    binding: ApprovalBinding
-    arguments: str
-    why: str
-    state: Literal["pending", "approved", "denied", "used"]
-    requested_at: datetime
-    expires_at: datetime
-    decided_by: str | None = None
-    decided_reason: str | None = None
-    decided_at: datetime | None = None
-    used_at: datetime | None = None
-
-    def state_at(self, now: datetime) -> ApprovalState:
-        """``expired`` for a pending or approved request past ``expires_at``; else ``state``."""
-        if self.state in ("pending", "approved") and now >= self.expires_at:
-            return "expired"
-        return self.state
-
-    def to_json(self, now: datetime) -> dict[str, Any]:
-        """As the CLI's ``--json`` and the admin API show it (``state`` as of ``now``)."""
-        moment: dict[str, datetime | None] = {
-            "requested_at": self.requested_at,
-            "expires_at": self.expires_at,
-        }
-        moment |= {"decided_at": self.decided_at, "used_at": self.used_at}
-        return {
-            "id": self.id,
-            "state": self.state_at(now),
-            "session": self.binding.session_id,
-            "principal": self.binding.principal,
-            "alias": self.binding.alias,
-            "tool": self.binding.tool,
-            "action": self.binding.action,
-            "pin": self.binding.pin,
-            "arguments_hash": self.binding.arguments_hash,
-            "arguments": self.arguments,
-            "why": self.why,
-            "decided_by": self.decided_by,
-            "decided_reason": self.decided_reason,
-            **{key: None if value is None else value.isoformat() for key, value in moment.items()},
-        }
 
 
 class Approvals:
@@ -154,7 +96,7 @@ class Approvals:
         *,
         at: datetime | None = None,
     ) -> Approval:
-        """The pending request of ``binding`` (an unexpired one), or a new one.
+        """The denial of ``binding`` (final) or its pending, unexpired request; else a new one.
 
         Raises:
             UsageError: the store is closed or failed.
@@ -162,7 +104,7 @@ class Approvals:
         with self._db.write() as tx:
             moment = at or tx.at
             found = _latest(tx.connection, binding, moment)
-            if found is not None and found.state == "pending":
+            if found is not None:
                 return found
             return _request(tx, binding, arguments, why, moment, ttl_s)
 
@@ -196,7 +138,7 @@ class Approvals:
             return None
         with self._db.read() as connection:
             row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).one_or_none()
-        return None if row is None else _approval(row)
+        return None if row is None else approval_of(row)
 
     def list(
         self, state: ApprovalState | None = "pending", *, limit: int = 100, at: datetime | None = None
@@ -220,7 +162,7 @@ class Approvals:
         elif state is not None:
             query = query.where(approvals.c.state == state)
         with self._db.read() as connection:
-            return tuple(_approval(row) for row in connection.execute(query))
+            return tuple(approval_of(row) for row in connection.execute(query))
 
     def _decide(
         self, approval_id: str, state: Literal["approved", "denied"], by: str, reason: str, actor: str | None
@@ -272,7 +214,7 @@ def _latest(connection: Connection, binding: ApprovalBinding, at: datetime) -> A
     query = _bound(select(approvals), binding).where(
         or_(approvals.c.state == "denied", (approvals.c.state == "pending") & (approvals.c.expires_at > at))
     )
-    rows = [_approval(row) for row in connection.execute(query.order_by(approvals.c.requested_at.desc()))]
+    rows = [approval_of(row) for row in connection.execute(query.order_by(approvals.c.requested_at.desc()))]
     for wanted in ("denied", "pending"):
         for approval in rows:
             if approval.state == wanted:
@@ -338,29 +280,4 @@ def _detail(binding: ApprovalBinding) -> dict[str, object]:
 
 def _row(connection: Connection, approval_id: str) -> Approval | None:
     row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).one_or_none()
-    return None if row is None else _approval(row)
-
-
-def _approval(row: Row[Any]) -> Approval:
-    binding = ApprovalBinding(
-        session_id=row.session_id,
-        principal=row.principal,
-        alias=row.alias,
-        tool=row.tool,
-        action=row.action,
-        pin=row.pin,
-        arguments_hash=row.arguments_hash,
-    )
-    return Approval(
-        id=row.id,
-        binding=binding,
-        arguments=row.arguments,
-        why=row.why,
-        state=row.state,
-        requested_at=row.requested_at,
-        expires_at=row.expires_at,
-        decided_by=row.decided_by,
-        decided_reason=row.decided_reason,
-        decided_at=row.decided_at,
-        used_at=row.used_at,
-    )
+    return None if row is None else approval_of(row)
