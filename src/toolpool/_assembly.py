@@ -152,16 +152,17 @@ async def assemble(
     return Parts(tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter)
 
 
-def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str], str | None]:
-    """Secrets given to the pool first, then the store's (None for one it cannot give)."""
+def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str, str], str | None]:
+    """Secrets given to the pool first (pool-wide values only), then the store's: the
+    pool-wide value (principal ``""``) or one principal's own; None for one it cannot give."""
 
-    def secret(name: str) -> str | None:
-        if name in secrets:
+    def secret(name: str, principal: str) -> str | None:
+        if not principal and name in secrets:
             return secrets[name]
         if store is None:
             return None
         try:
-            return store.secrets.secret(name)
+            return store.secrets.secret(name, principal=principal)
         except UsageError:
             return None
 

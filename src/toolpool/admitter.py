@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import anyio.abc
@@ -21,6 +22,7 @@ from toolpool.calls import EventOutlet, Revocation
 from toolpool.config import Config, SecretRef, ServerSpec
 from toolpool.errors import (
     ConnectionRefused,
+    CredentialMissing,
     MissingSecret,
     UpstreamConnectionLost,
     UpstreamError,
@@ -32,6 +34,7 @@ from toolpool.telemetry import SpanKind, Telemetry, mark_outcome, traced
 from toolpool.telemetry import _names as names
 from toolpool.upstream import (
     Bwrap,
+    ClientTls,
     Connection,
     Era,
     HttpTarget,
@@ -40,6 +43,7 @@ from toolpool.upstream import (
     ListingTooLarge,
     PerCallLink,
     PersistentLink,
+    PrincipalLinks,
     PublishedTool,
     Resolver,
     StdioLaunch,
@@ -67,6 +71,9 @@ class _Inspected:
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
         raise UpstreamConnectionLost(self.alias, "an inspected tool cannot be called")
+
+    def for_principal(self, principal: str | None) -> Link:
+        return self
 
     def drop(self, reason: str) -> None:
         pass
@@ -105,7 +112,7 @@ class Admitter:
     def __init__(
         self,
         config: Config,
-        secret: Callable[[str], str | None],
+        secret: Callable[[str, str], str | None],
         screener: Screener,
         pins: Pins,
         registry: Registry,
@@ -201,8 +208,8 @@ class Admitter:
             if isinstance(target, StdioLaunch):
                 await require_sandbox(spec.alias, target.sandbox)
             peers = self._peers(spec.alias)
-            if spec.lifecycle == "per_call":
-                return await self._admit_per_call(spec, target, peers)
+            if spec.per_principal or spec.lifecycle == "per_call":
+                return await self._admit_by_listing(spec, target, tasks, peers)
             return await self._admit_persistent(spec, target, tasks, peers)
         except UpstreamError as error:
             failure = self._redacted_error(error)
@@ -247,15 +254,35 @@ class Admitter:
             raise
         return link, admission
 
-    async def _admit_per_call(
-        self, spec: ServerSpec, target: StdioLaunch | HttpTarget, peers: Collection[str]
+    async def _admit_by_listing(
+        self,
+        spec: ServerSpec,
+        target: StdioLaunch | HttpTarget,
+        tasks: anyio.abc.TaskGroup,
+        peers: Collection[str],
     ) -> tuple[Link, Admission]:
+        """Admit through a short session of its own: for ``per_call`` aliases, and for those with
+        ``per_principal`` secrets, whose calls each go through their principal's connection
+        (the admission credentials are ``admit_as``'s, else the pool-wide values)."""
         async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
             era = session.era
             self.learned(spec, era)
             published = await self._list(spec, session)
         definitions = definitions_of(published)
-        link = PerCallLink(spec, target, era, definitions, self._config.pool, self.clean)
+        link: Link
+        if spec.per_principal:
+            link = PrincipalLinks(
+                spec,
+                partial(self._target, spec),
+                era,
+                definitions,
+                self._config.pool,
+                tasks,
+                clean=self.clean,
+                report=self._events.emit if self._events is not None else _ignore,
+            )
+        else:
+            link = PerCallLink(spec, target, era, definitions, self._config.pool, self.clean)
         return link, self._vet(spec, published, link, peers)
 
     async def inspect(self, spec: ServerSpec) -> tuple[list[PublishedTool], Admission]:
@@ -359,39 +386,65 @@ class Admitter:
                 found[tool.name] = names
         return replace(admission, redacted=found) if found else admission
 
-    def _target(self, spec: ServerSpec) -> StdioLaunch | HttpTarget:
+    def _target(self, spec: ServerSpec, principal: str | None = None) -> StdioLaunch | HttpTarget:
+        """How to reach ``spec``'s server, its secrets resolved now: a ``per_principal``
+        secret for ``principal``, or without one for admission (``admit_as``, else pool-wide).
+
+        Raises:
+            MissingSecret: a secret has no value (CredentialMissing: none of ``principal``'s).
+        """
+
+        def resolve(value: str | SecretRef) -> str:
+            return self._resolve(spec, value, principal)
+
         if spec.transport == "stdio":
             assert spec.command is not None
-            env = {key: self._resolve(spec.alias, value) for key, value in spec.env.items()}
             sandbox = None
             if spec.sandbox == "bwrap":
                 sandbox = Bwrap(allow_network=spec.allow_network, read_only=spec.sandbox_read_only)
             return StdioLaunch(
                 command=spec.command,
                 args=spec.args,
-                env=env,
+                env={key: resolve(value) for key, value in spec.env.items()},
                 cwd=spec.cwd,
                 limits=Limits(spec.max_memory_mb, spec.max_cpu_s, spec.max_open_files),
                 sandbox=sandbox,
             )
         assert spec.url is not None
-        headers = {key: self._resolve(spec.alias, value) for key, value in spec.headers.items()}
+        tls = None
+        if spec.tls_client_cert is not None and spec.tls_client_key is not None:
+            tls = ClientTls(resolve(spec.tls_client_cert), resolve(spec.tls_client_key), spec.tls_ca)
+        elif spec.tls_ca is not None:
+            tls = ClientTls(ca_file=spec.tls_ca)
         return HttpTarget(
             kind=spec.transport,
             url=spec.url,
-            headers=headers,
+            headers={key: resolve(value) for key, value in spec.headers.items()},
             allow_private_network=spec.allow_private_network,
             resolver=self._resolver,
+            require_tls=self._config.requires_tls(spec.alias),
+            tls=tls,
         )
 
-    def _resolve(self, alias: str, value: str | SecretRef) -> str:
+    def _resolve(self, spec: ServerSpec, value: str | SecretRef, principal: str | None) -> str:
         if isinstance(value, str):
             return value
-        secret = self._secret(value.secret)
+        if not value.per_principal:
+            secret = self._secret(value.secret, "")
+        elif principal is None:
+            secret = self._secret(value.secret, spec.admit_as or "")
+        else:
+            secret = self._secret(value.secret, principal)
+            if secret is None:
+                raise CredentialMissing(spec.alias, value.secret, principal)
         if secret is None:
-            raise MissingSecret(alias, value.secret)
+            raise MissingSecret(spec.alias, value.secret)
         self._redactor.register(value.secret, secret)
         return secret
+
+
+def _ignore(kind: str, alias: str, detail: Mapping[str, object]) -> None:
+    pass
 
 
 def _failure_kind(exc: BaseException) -> str:

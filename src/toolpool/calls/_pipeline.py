@@ -4,7 +4,8 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 
 1. the name is in this request's snapshot                         else ``unknown_tool``;
    in a session, in its release, on the server the release approved   else ``server_changed``
-2. the tool is the very object the registry holds, on a live link   else ``mcp_connection_lost``
+2. the tool is the very object the registry holds, on a live link   else ``mcp_connection_lost``;
+   for an alias with per-principal secrets, the caller has their own  else ``credential_missing``
 3. the tool and its server are enabled right now                    else ``tool_disabled``
 4. the ticket allows the action on the resource, now                else ``denied`` / ``ticket_expired``
 5. the arguments are small enough and valid against the schema      else ``invalid_arguments``
@@ -35,6 +36,7 @@ from typing import Any, Protocol
 from toolpool import errors
 from toolpool.calls._arguments import argument_problems, render_resource
 from toolpool.calls._breaker import Breakers, CircuitBreaker
+from toolpool.calls._credentials import carrier
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
 from toolpool.calls._recording import CallRecording, CallSession
 from toolpool.calls._results import BlobStore
@@ -221,11 +223,13 @@ class CallPipeline:
         permission, refused = self._released(session.release, tool)
         if refused is not None:
             return "snapshot", refused
-        link = tool.owner
-        if not (self._registry.holds(tool) and link.alive):
+        if not (self._registry.holds(tool) and tool.owner.alive):
             return "connection", refusal(
                 errors.MCP_CONNECTION_LOST, name, f"the server behind {name} is no longer connected"
             )
+        link, refused = carrier(tool, session.principal if session.binds_principal else None, ticket)
+        if refused is not None:
+            return "connection", refused
         if not self._enablement.is_enabled(tool.alias, tool.remote_name):
             return "enabled", refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
         principal = session.principal if session.binds_principal else None

@@ -74,6 +74,12 @@ class Secrets:
             query = select(secrets.c.name).where(secrets.c.principal == "").order_by(secrets.c.name)
             return list(connection.scalars(query))
 
+    def secret_entries(self) -> list[tuple[str, str]]:
+        """Every stored secret as (name, principal), ``""`` for a pool-wide value; never values."""
+        with self._db.read() as connection:
+            query = select(secrets.c.name, secrets.c.principal).order_by(secrets.c.name, secrets.c.principal)
+            return [(row.name, row.principal) for row in connection.execute(query)]
+
     def delete_secret(self, name: str, actor: str, *, principal: str = "") -> None:
         """Remove a secret (the pool-wide value, or ``principal``'s own).
 
