@@ -145,6 +145,40 @@ async def test_r10_a_snapshot_for_a_ticket_shows_only_the_tools_it_may_call(tmp_
         assert pool.snapshot(Ticket.allow("store.*")).names == ("mcp__store__get", "mcp__store__put")
 
 
+async def test_gate4_a_ticket_made_for_ana_is_denied_in_bobs_session_and_nothing_is_called(
+    tmp_path: Path,
+) -> None:
+    spec, log = _scripted(tmp_path)
+    config = write_config(tmp_path, scripted_server("store", spec, _scripted_tools()))
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("store")
+            bobs = pool.session("bob", Ticket.allow("store.*", principal="ana"))
+            refused = await bobs.call(bobs.snapshot(), "mcp__store__get", {"key": "a"})
+            anas = pool.session("ana", Ticket.allow("store.*", principal="ana"))
+            allowed = await anas.call(anas.snapshot(), "mcp__store__get", {"key": "a"})
+    assert refused.code == "denied" and "'ana'" in refused.text and "'bob'" in refused.text
+    assert allowed.code == "ok"
+    assert len(_calls_received(log)) == 1
+
+
+async def test_gate4_a_ticket_is_refused_before_its_not_before_and_good_from_then_on(tmp_path: Path) -> None:
+    spec, log = _scripted(tmp_path)
+    config = write_config(tmp_path, scripted_server("store", spec, _scripted_tools()))
+    now = [datetime(2026, 12, 2, 12, 0, tzinfo=UTC)]
+    ticket = Ticket("ana", ("store.*",), not_before=now[0] + timedelta(minutes=5))
+    async with Pool(config, clock=lambda: now[0]) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("store")
+            session = pool.session("ana", ticket)
+            early = await session.call(session.snapshot(), "mcp__store__get", {"key": "a"})
+            now[0] += timedelta(minutes=5)
+            on_time = await session.call(session.snapshot(), "mcp__store__get", {"key": "a"})
+    assert early.code == "denied" and "not valid yet" in early.text
+    assert on_time.code == "ok"
+    assert len(_calls_received(log)) == 1
+
+
 async def test_gate4_the_ticket_is_checked_at_call_time_for_action_resource_and_expiry(
     tmp_path: Path,
 ) -> None:

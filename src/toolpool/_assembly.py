@@ -25,6 +25,7 @@ from toolpool.calls import (
     CallRecording,
     EventOutlet,
     Recorder,
+    Relinker,
     Revocation,
     Sessions,
     Visibility,
@@ -89,6 +90,7 @@ async def assemble(
     telemetry: Telemetry,
     clock: Callable[[], datetime],
     monotonic: Callable[[], float],
+    relinker: Relinker | None = None,
 ) -> Parts:
     """Build an open pool's parts; whatever needs closing is closed by ``stack``.
 
@@ -131,6 +133,11 @@ async def assemble(
         redactor=redactor,
         recording=recording,
         telemetry=telemetry,
+        retries={
+            alias: (spec.retry, spec.call_timeout_s + spec.connect_timeout_s)
+            for alias, spec in config.servers.items()
+        },
+        relinker=relinker,
         clock=clock,
     )
     sessions = Sessions(pipeline, visibility, opened, recorder, clock)

@@ -63,6 +63,7 @@ class _Inspected:
     never alive."""
 
     alive = False
+    per_call = False
 
     def __init__(self, alias: str) -> None:
         self.alias = alias

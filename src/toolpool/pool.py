@@ -27,14 +27,14 @@ from toolpool._assembly import Parts, assemble, readings, utcnow
 from toolpool.calls import BreakerState, Envelope, ResultBlob, Session
 from toolpool.config import Config, ServerSpec
 from toolpool.enablement import Enablement
-from toolpool.errors import ConnectionRefused, PoolClosed, UnknownAlias, UsageError
+from toolpool.errors import ConnectionRefused, PoolClosed, ToolpoolError, UnknownAlias, UsageError
 from toolpool.events import EventSink
 from toolpool.registry import Snapshot
 from toolpool.store import CallRecord, SecretKey, Store
 from toolpool.telemetry import Telemetry
 from toolpool.tickets import Ticket
 from toolpool.upstream import Era, Link, PersistentLink, PublishedTool, Resolver, UpstreamSession
-from toolpool.vetting import Admission, Pins, Screener
+from toolpool.vetting import Admission, ExposedTool, Pins, Screener
 
 __all__ = ["Pool"]
 
@@ -118,7 +118,9 @@ class Pool:
         async with AsyncExitStack() as stack:
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)  # runs before the group is left
-            parts = self._parts = await assemble(self.config, tasks, stack, **self._options)
+            parts = self._parts = await assemble(
+                self.config, tasks, stack, relinker=_Relinker(self), **self._options
+            )
             stack.callback(self.telemetry.watch(lambda: readings(parts, self._links)))
             stack.push_async_callback(self._close_links)
             self._stack = stack.pop_all()
@@ -296,3 +298,25 @@ class Pool:
         if self._state is not _State.OPEN or self._parts is None:
             raise PoolClosed("the pool is not open: use it inside `async with Pool(config)`")
         return self._parts
+
+
+class _Relinker:
+    """Connects an alias again for a read call's retry (``calls._retry``): through admission,
+    like any connect, and only to a tool with the definition the caller's snapshot held."""
+
+    def __init__(self, pool: Pool) -> None:
+        self._pool = pool
+
+    async def relink(self, tool: ExposedTool) -> ExposedTool | None:
+        try:
+            await self._pool.connect(tool.alias)
+        except ToolpoolError:
+            return None
+        for candidate in self._pool.snapshot().tools:
+            if (
+                candidate.alias == tool.alias
+                and candidate.remote_name == tool.remote_name
+                and candidate.definition_hash == tool.definition_hash
+            ):
+                return candidate
+        return None

@@ -129,3 +129,6 @@ class RetryPolicy(BaseModel):
     model_config = _FROZEN
     attempts: Annotated[int, Field(ge=1, le=10)] = 2
     backoff_ms: Annotated[int, Field(ge=0, le=60_000)] = 100
+    # The call's deadline: no attempt starts after it (default: the server's connect_timeout_s
+    # plus call_timeout_s for each try, the first included).
+    deadline_s: Annotated[float, Field(gt=0, le=86_400)] | None = None

@@ -18,7 +18,12 @@ from typing import Literal
 
 from toolpool.errors import APPROVAL_PENDING, DENIED, OK, TICKET_EXPIRED
 
-__all__ = ["Decision", "Permission", "Ticket", "authorize"]
+__all__ = ["ANY_PRINCIPAL", "Decision", "Permission", "Ticket", "authorize"]
+
+ANY_PRINCIPAL = "*"
+"""The principal of a ticket that is good in any session: ``Ticket.allow`` without a principal,
+for a host that makes tickets for its own use. A ticket with any other principal is good only
+in that principal's sessions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +41,8 @@ class Permission:
 class Ticket:
     """A capability: ``principal`` may run ``actions`` on ``resources`` from ``not_before``
     until ``expires_at``, and may ask for ``ask`` (action globs it lacks): such a call runs
-    only with a person's approval of that very call.
+    only with a person's approval of that very call. A ticket whose principal is
+    ``ANY_PRINCIPAL`` (``"*"``) is good in any session, any other only in its principal's.
 
     ``allow_tainted`` lets text from this session's untrusted results flow into the arguments
     of write tools (gate 6); leave it off unless a person decided so for this ticket.
@@ -51,8 +57,9 @@ class Ticket:
     ask: tuple[str, ...] = ()
 
     @classmethod
-    def allow(cls, *action_globs: str, principal: str = "local") -> Ticket:
-        """A ticket for the given action globs, on any resource, with no expiry."""
+    def allow(cls, *action_globs: str, principal: str = ANY_PRINCIPAL) -> Ticket:
+        """A ticket for the given action globs, on any resource, with no expiry; for
+        ``principal`` only, or by default in any session (the host made it for itself)."""
         return cls(principal=principal, actions=tuple(action_globs))
 
     @property
@@ -117,7 +124,7 @@ def authorize(
     """
     if ticket is None:
         return Decision(DENIED, "no ticket was presented")
-    if principal is not None and ticket.principal != principal:
+    if principal is not None and ticket.principal not in (principal, ANY_PRINCIPAL):
         return Decision(DENIED, f"the ticket was made for {ticket.principal!r}, not for {principal!r}")
     if ticket.not_before is not None and now < ticket.not_before:
         return Decision(DENIED, f"the ticket of {ticket.principal!r} is not valid yet")

@@ -28,6 +28,9 @@ and does what the spec says, re-reading the spec at every start:
     definition_env   the name of an environment variable whose value replaces every
                      ``{secret}`` in the tool pages (a server that writes its token into its
                      own tool definitions)
+    fail_first_calls with ``call_count_file``: the first N tools/call requests, counted in that
+                     file across restarts, fail: the process exits (``fail_as`` = "exit",
+                     the default) or never answers ("hang")
 """
 
 import hashlib
@@ -97,6 +100,15 @@ def main() -> None:
             elif spec.get("loop_cursor") and cursors:
                 result["nextCursor"] = cursors[0]
             reply(request_id, result)
+        elif (
+            method == "tools/call"
+            and "call_count_file" in spec
+            and _counted(spec) <= spec.get("fail_first_calls", 0)
+        ):
+            if spec.get("fail_as", "exit") == "exit":
+                os._exit(3)
+            while True:
+                time.sleep(3600)
         elif method == "tools/call" and "echo_env" in spec:
             leaked = f"upstream says: your token is {os.environ.get(spec['echo_env'], '')}"
             sys.stderr.write(leaked + "\n")
@@ -128,6 +140,19 @@ def main() -> None:
             reply(request_id, {})
         elif spec.get("answer_unknown"):
             reply(request_id, error={"code": -32601, "message": "Method not found"})
+
+
+def _counted(spec: dict) -> int:
+    """One more tools/call in the spec's count file; the count including this one."""
+    path = spec["call_count_file"]
+    try:
+        with open(path, encoding="utf-8") as count_file:
+            count = int(count_file.read() or 0) + 1
+    except FileNotFoundError:
+        count = 1
+    with open(path, "w", encoding="utf-8") as count_file:
+        count_file.write(str(count))
+    return count
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from toolpool.calls._events import EventOutlet
 from toolpool.calls._pipeline import CallPipeline, PipelineSession
 from toolpool.calls._recording import CallRecording, CallSession, Recorder
 from toolpool.calls._results import BlobStore, ResultBlob, clip, content_text, fence, sanitize
+from toolpool.calls._retry import RETRIED, Relinker, RetryPlan, call_with_retries, retry_plan
 from toolpool.calls._revocation import Revocation
 from toolpool.calls._sessions import Session, Sessions
 from toolpool.calls._shaping import shape_result
@@ -23,6 +24,7 @@ from toolpool.redaction import Redactor
 __all__ = [
     "GUARANTEED",
     "MAX_ARGUMENT_DEPTH",
+    "RETRIED",
     "BlobStore",
     "BreakerState",
     "Breakers",
@@ -38,7 +40,9 @@ __all__ = [
     "Redactor",
     "ReleaseEntry",
     "ReleaseView",
+    "Relinker",
     "ResultBlob",
+    "RetryPlan",
     "Revocation",
     "Session",
     "Sessions",
@@ -46,11 +50,13 @@ __all__ = [
     "TaintLedger",
     "Visibility",
     "argument_problems",
+    "call_with_retries",
     "clip",
     "content_text",
     "fence",
     "refusal",
     "render_resource",
+    "retry_plan",
     "sanitize",
     "shape_result",
     "shown",

@@ -40,6 +40,7 @@ from toolpool.calls._credentials import carrier
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
 from toolpool.calls._recording import CallRecording, CallSession
 from toolpool.calls._results import BlobStore
+from toolpool.calls._retry import Relinker, RetryPlan, call_with_retries, retry_plan
 from toolpool.calls._revocation import Revocation
 from toolpool.calls._shaping import shape_result
 from toolpool.calls._taint import TaintLedger
@@ -48,6 +49,7 @@ from toolpool.config import PoolSettings
 from toolpool.errors import PoolClosed, UpstreamError
 from toolpool.redaction import Redactor
 from toolpool.registry import Registry, Snapshot
+from toolpool.runtime_policy import RetryPolicy
 from toolpool.telemetry import CallLine, SpanKind, Telemetry, UpstreamSpan, call_decided, plain_name, traced
 from toolpool.telemetry import _names as names
 from toolpool.tickets import Permission, Ticket, authorize
@@ -110,6 +112,8 @@ class CallPipeline:
         redactor: Redactor,
         recording: CallRecording | None = None,
         telemetry: Telemetry | None = None,
+        retries: Mapping[str, tuple[RetryPolicy | None, float]] | None = None,
+        relinker: Relinker | None = None,
         clock: Callable[[], datetime],
     ) -> None:
         self._registry = registry
@@ -123,6 +127,8 @@ class CallPipeline:
         self._redactor = redactor
         self._recording = recording
         self._telemetry = telemetry if telemetry is not None else Telemetry.off()
+        self._retries = retries or {}
+        self._relinker = relinker
         self._clock = clock
         self._closed = False
 
@@ -248,7 +254,8 @@ class CallPipeline:
                 f"calls to the server behind {name} are paused after repeated failures; "
                 f"retry in {breaker.retry_in():.0f} s",
             )
-        gate, envelope = await self._call_upstream(tool, link, arguments, breaker)
+        plan = retry_plan(tool, permission, self._retries)
+        gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
         if envelope.ok:
             session.taint.record(envelope.text)
         return gate, envelope
@@ -321,9 +328,15 @@ class CallPipeline:
         return "taint", None
 
     async def _call_upstream(
-        self, tool: ExposedTool, link: Link, arguments: Mapping[str, Any], breaker: CircuitBreaker
+        self,
+        tool: ExposedTool,
+        link: Link,
+        arguments: Mapping[str, Any],
+        breaker: CircuitBreaker,
+        plan: RetryPlan | None,
     ) -> tuple[str, Envelope]:
-        """Gates 8 and 9: which one decided, and the Envelope."""
+        """Gates 8 and 9 (with the read tool's retries, if it has any): which one decided, and
+        the Envelope."""
         upstream = (
             _NO_SPAN
             if not self._telemetry.active
@@ -331,7 +344,16 @@ class CallPipeline:
         )
         with upstream:
             try:
-                result = await link.call(tool.remote_name, arguments, upstream.meta)
+                if plan is None:
+                    result = await link.call(tool.remote_name, arguments, upstream.meta)
+                else:
+                    result = await call_with_retries(
+                        tool,
+                        lambda current: current.call(tool.remote_name, arguments, upstream.meta),
+                        plan,
+                        self._revocation,
+                        self._relinker,
+                    )
             except UpstreamError as exc:
                 upstream.finish(exc.envelope_code)
                 breaker.failed()

@@ -33,6 +33,11 @@ class Link(Protocol):
     @property
     def alive(self) -> bool: ...
 
+    @property
+    def per_call(self) -> bool:
+        """Whether each call opens a fresh session (so a failed call leaves the link usable)."""
+        ...
+
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
@@ -98,6 +103,10 @@ class PersistentLink:
     def alive(self) -> bool:
         return self.connection.alive
 
+    @property
+    def per_call(self) -> bool:
+        return False
+
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
@@ -143,6 +152,10 @@ class PerCallLink:
     @property
     def alive(self) -> bool:
         return not self._dropped
+
+    @property
+    def per_call(self) -> bool:
+        return True
 
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
