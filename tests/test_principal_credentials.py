@@ -249,3 +249,25 @@ async def test_connect_without_admission_credentials_names_the_missing_secret(tm
         with anyio.fail_after(TIMEOUT), pytest.raises(MissingSecret, match="api_token"):
             await pool.connect("s")
         assert pool.connected == ()
+
+
+async def test_a_read_retry_goes_through_a_fresh_connection_of_the_same_principal(tmp_path: Path) -> None:
+    config = _config(tmp_path, retry={"attempts": 1, "backoff_ms": 0})
+    # The first call's process exits; the retry opens ana's connection again.
+    write_spec(
+        tmp_path,
+        pages=[[tool_def("whoami")]],
+        whoami_env="TOKEN",
+        call_count_file=str(tmp_path / "calls"),
+        fail_first_calls=1,
+    )
+    key = SecretKey.generate()
+    _store_values(config, key)
+    recorder = EventRecorder()
+    async with Pool(config, secret_key=key, on_event=recorder) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+            retried = _who(await _whoami(_session(pool, "ana")))
+        assert pool.connected == ("s",) and len(pool.snapshot().tools) == 1
+    assert retried["sha256"] == _digest(VALUES["ana"])
+    assert recorder.of_kind("mcp.connection_lost") == []  # the alias's tools were never revoked

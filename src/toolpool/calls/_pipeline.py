@@ -349,6 +349,7 @@ class CallPipeline:
                 else:
                     result = await call_with_retries(
                         tool,
+                        link,
                         lambda current: current.call(tool.remote_name, arguments, upstream.meta),
                         plan,
                         self._revocation,

@@ -30,9 +30,12 @@ import mcp_types
 
 from toolpool.config import PoolSettings, SecretRef, ServerSpec
 from toolpool.errors import (
+    MCP_CONNECTION_LOST,
+    MCP_TIMEOUT,
     AddressBlocked,
     CredentialMissing,
     UpstreamConnectionLost,
+    UpstreamError,
     UpstreamUnavailable,
     UsageError,
 )
@@ -49,6 +52,7 @@ Target = StdioLaunch | HttpTarget
 Targets = Callable[[str], Target]
 # (event kind, alias, detail): how the links tell the pool's event outlet what happened.
 Report = Callable[[str, str, Mapping[str, object]], None]
+_DROPPING = frozenset({MCP_TIMEOUT, MCP_CONNECTION_LOST})
 
 
 def _ignore(kind: str, alias: str, detail: Mapping[str, object]) -> None:
@@ -98,6 +102,10 @@ class PrincipalLinks:
     @property
     def alive(self) -> bool:
         return not self._closed
+
+    @property
+    def per_call(self) -> bool:
+        return False
 
     @property
     def principals(self) -> tuple[str, ...]:
@@ -240,6 +248,12 @@ class _PrincipalView:
     def alive(self) -> bool:
         return self._links.alive
 
+    @property
+    def per_call(self) -> bool:
+        """A failed call closes only this principal's connection and the next one opens
+        another, so (for retries) the view stays usable, as a per-call link does."""
+        return True
+
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
@@ -255,6 +269,10 @@ class _PrincipalView:
             return await entry.link.call(remote_name, arguments, meta)
         except (AddressBlocked, UsageError) as exc:  # a per-call session opens here
             raise UpstreamUnavailable(self.alias, "could not connect", detail=str(exc)) from None
+        except UpstreamError as exc:
+            if exc.envelope_code in _DROPPING:  # a stuck or broken connection is not reused
+                self.drop(str(exc))
+            raise
         finally:
             entry.busy -= 1
             entry.last_used = anyio.current_time()
