@@ -161,17 +161,29 @@ async def assemble(
 
 def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str, str], str | None]:
     """Secrets given to the pool first (pool-wide values only), then the store's: the
-    pool-wide value (principal ``""``) or one principal's own; None for one it cannot give."""
+    pool-wide value (principal ``""``) or one principal's own; None for one it cannot give.
+
+    The store's answers are cached until its secrets change (``secrets.version``, one cheap
+    read): a per-principal alias looks its caller's secrets up on every call, and a read with
+    a decryption costs milliseconds, the version check microseconds."""
+    cache: dict[tuple[str, str], str | None] = {}
+    seen = [-1]
 
     def secret(name: str, principal: str) -> str | None:
         if not principal and name in secrets:
             return secrets[name]
         if store is None:
             return None
-        try:
-            return store.secrets.secret(name, principal=principal)
-        except UsageError:
-            return None
+        version = store.secrets.version()
+        if version != seen[0]:
+            cache.clear()
+            seen[0] = version
+        if (name, principal) not in cache:
+            try:
+                cache[(name, principal)] = store.secrets.secret(name, principal=principal)
+            except UsageError:
+                cache[(name, principal)] = None
+        return cache[(name, principal)]
 
     return secret
 

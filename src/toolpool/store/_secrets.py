@@ -94,6 +94,11 @@ class Secrets:
             _bump_secrets(tx)
             tx.append(actor, "secret.delete", name, {"principal": principal} if principal else {})
 
+    def version(self) -> int:
+        """A number that changes whenever any secret is set or deleted, in any process (one
+        cheap read): whoever caches values checks it before trusting them."""
+        return int(self._db.hot(self._db.gate.secrets_version_sql))
+
     def redact(self, text: str) -> str:
         """``text`` with every stored secret's value (raw, JSON-escaped, URL-encoded, base64)
         replaced by ``[secret:NAME]``. Without a key there is nothing this process could leak."""
