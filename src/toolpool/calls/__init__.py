@@ -13,6 +13,7 @@ from toolpool.calls._events import EventOutlet
 from toolpool.calls._limits import Limits, Permit
 from toolpool.calls._limits_redis import RedisState
 from toolpool.calls._pipeline import CallPipeline, PipelineSession
+from toolpool.calls._quotas import QuotaStanding, quota_standings
 from toolpool.calls._recording import CallRecording, CallSession, Recorder
 from toolpool.calls._results import BlobStore, ResultBlob, clip, content_text, fence, sanitize
 from toolpool.calls._revocation import Revocation
@@ -38,6 +39,7 @@ __all__ = [
     "Limits",
     "Permit",
     "PipelineSession",
+    "QuotaStanding",
     "Recorder",
     "Redactor",
     "RedisState",
@@ -54,6 +56,7 @@ __all__ = [
     "clip",
     "content_text",
     "fence",
+    "quota_standings",
     "refusal",
     "render_resource",
     "sanitize",
