@@ -69,18 +69,25 @@ class MemoryState:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._slots: dict[str, int] = {}
         self._quotas: dict[tuple[str, datetime], list[float]] = {}
+        self._periods: dict[str, tuple[datetime, datetime]] = {}
+
+    def _period(self, quota: Quota, now: datetime) -> tuple[datetime, datetime]:
+        """``quota_counter``, remembered until the period ends (it costs more than the rest)."""
+        bounds = self._periods.get(quota.period)
+        if bounds is None or not bounds[0] <= now < bounds[1]:
+            bounds = self._periods[quota.period] = quota_counter(quota, now)
+        return bounds
 
     async def take(self, plan: Plan, slot: str, now: datetime) -> tuple[Refusal | None, bool]:
         quota = plan.quota
         counter: list[float] | None = None
         if quota is not None:
-            start, end = quota_counter(quota, now)
+            start, end = self._period(quota, now)
             counter = self._quotas.setdefault((quota.key, start), [0.0, 0.0])
-            left = (end - now).total_seconds()
             if quota.calls is not None and counter[0] >= quota.calls:
-                return Refusal(errors.QUOTA_EXCEEDED, "quota", "calls", left), False
+                return Refusal(errors.QUOTA_EXCEEDED, "quota", "calls", (end - now).total_seconds()), False
             if quota.wait_s is not None and counter[1] >= quota.wait_s:
-                return Refusal(errors.QUOTA_EXCEEDED, "quota", "wait_s", left), False
+                return Refusal(errors.QUOTA_EXCEEDED, "quota", "wait_s", (end - now).total_seconds()), False
         for level in plan.levels:
             if level.max_concurrent is not None and self._slots.get(level.key, 0) >= level.max_concurrent:
                 return Refusal(errors.RATE_LIMITED, level.scope, "concurrency", None), False
@@ -115,7 +122,7 @@ class MemoryState:
         quota = plan.quota
         if quota is None:
             return
-        start, _ = quota_counter(quota, started)
+        start, _ = self._period(quota, started)
         counter = self._quotas.setdefault((quota.key, start), [0.0, 0.0])
         if reached:
             counter[1] += wait_s

@@ -23,8 +23,6 @@ from datetime import datetime
 from itertools import count
 from types import TracebackType
 
-import anyio
-
 from toolpool import errors
 from toolpool.calls._envelope import Envelope, refusal
 from toolpool.calls._limit_plan import REACHED_CODES, Plan, PlanBook, period_bounds, quota_policies
@@ -38,8 +36,6 @@ __all__ = ["NO_PERMIT", "Limits", "Permit"]
 _DEFAULT_SLOT_WAIT_S = 1.0
 _SLOT_WAIT_RANGE = (0.05, 60.0)
 _RECENT_CALLS = 31  # upstream call times per alias kept for the median
-# Giving back a slot is bounded: a slot that cannot be returned expires on its own (Redis).
-_GIVE_BACK_S = 2.0
 _MIN_WAIT_S = 0.001  # a wait of 0 is never suggested
 
 _SCOPES = {"alias": "the server's", "tool": "the tool's", "principal": "your"}
@@ -73,11 +69,14 @@ class Permit:
         wait_s = 0.0 if self._reached_at is None else max(0.0, limits.monotonic() - self._reached_at)
         if reached:
             limits.took(plan.alias, wait_s)
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_GIVE_BACK_S):
-            await limits.state.give_back(plan, self._slot, self._started, reached, wait_s)
+        # Never suspends in process; RedisState shields and bounds its round trip itself.
+        await limits.state.give_back(plan, self._slot, self._started, reached, wait_s)
 
 
-NO_PERMIT = Permit(None, None, "", datetime.min)
+# What a call without a quota passes for "now": only quotas need the wall clock.
+_NO_PERIOD = datetime.min
+
+NO_PERMIT = Permit(None, None, "", _NO_PERIOD)
 """The permit of a call no limit applies to: nothing to count or give back."""
 
 
@@ -116,7 +115,7 @@ class Limits:
         plan = book.plan(alias, tool, principal)
         if plan.empty:
             return NO_PERMIT
-        now = self._clock()
+        now = self._clock() if plan.quota is not None else _NO_PERIOD
         slot = f"{self._slot_prefix}-{next(self._slots)}"
         refused, counted = await self.state.take(plan, slot, now)
         if refused is not None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+import anyio
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -36,6 +37,7 @@ __all__ = ["REDIS_TIMEOUT_S", "RedisState"]
 REDIS_TIMEOUT_S = 0.5
 # After a failure, calls do not try Redis again for this long (each try could cost a timeout).
 _BACKOFF_S = 1.0
+_GIVE_BACK_S = 2.0
 _PREFIX = "toolpool:"
 # A quota counter outlives its period by this much, for calls that end after it.
 _QUOTA_GRACE_S = 3600
@@ -172,7 +174,9 @@ class RedisState:
             keys.append(_quota_key(quota.key, start))
             args[4] = _quota_ttl(started, end)
         if keys:
-            await self._run(self._give_back, keys, args)
+            # Also when the call was cancelled; bounded: a slot not given back expires by itself.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_GIVE_BACK_S):
+                await self._run(self._give_back, keys, args)
 
     async def seed(self, spent: Mapping[tuple[str, datetime], tuple[int, float]]) -> None:
         for (key, start), (calls, wait_s) in spent.items():

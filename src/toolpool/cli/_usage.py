@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from toolpool.calls import quota_standings
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
     AsJson,
@@ -26,7 +27,6 @@ from toolpool.cli._common import (
     printable,
     secret_key,
 )
-from toolpool.calls import quota_standings
 from toolpool.errors import UsageError
 from toolpool.store import USAGE_KEYS, Store, UsageBy, UsageTotal, usage_day
 
