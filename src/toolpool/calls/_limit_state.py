@@ -47,9 +47,9 @@ class LimitState(Protocol):
         started in, or, if it never reached the upstream, return its call to that quota."""
         ...
 
-    async def seed(self, spent: Mapping[tuple[str, datetime], tuple[int, float]]) -> None:
-        """Start quota counters at what the store says was spent: (quota key, period start)
-        -> (calls, wait seconds); a counter that is already counting is kept."""
+    async def seed(self, spent: Mapping[tuple[str, datetime, datetime], tuple[int, float]]) -> None:
+        """Start quota counters at what the store says was spent: (quota key, period start,
+        period end) -> (calls, wait seconds); a counter that is already counting is kept."""
         ...
 
     async def aclose(self) -> None: ...
@@ -60,6 +60,15 @@ def quota_counter(quota: Quota, now: datetime) -> tuple[datetime, datetime]:
     return period_bounds(quota.period, now)
 
 
+class _Spent:
+    """One quota's counters in its current period (a new period starts them again)."""
+
+    __slots__ = ("calls", "end", "start", "wait_s")
+
+    def __init__(self, start: datetime, end: datetime, calls: float = 0.0, wait_s: float = 0.0) -> None:
+        self.start, self.end, self.calls, self.wait_s = start, end, calls, wait_s
+
+
 class MemoryState:
     """Limits counted in this process, on its event loop (so each ``take`` is atomic);
     ``monotonic`` is the buckets' clock."""
@@ -68,26 +77,30 @@ class MemoryState:
         self._monotonic = monotonic
         self._buckets: dict[str, tuple[float, float]] = {}
         self._slots: dict[str, int] = {}
-        self._quotas: dict[tuple[str, datetime], list[float]] = {}
+        self._quotas: dict[str, _Spent] = {}
         self._periods: dict[str, tuple[datetime, datetime]] = {}
 
-    def _period(self, quota: Quota, now: datetime) -> tuple[datetime, datetime]:
-        """``quota_counter``, remembered until the period ends (it costs more than the rest)."""
+    def _spent(self, quota: Quota, now: datetime) -> _Spent:
+        """The quota's counters for the period ``now`` is in; the period's bounds are
+        remembered until it ends (computing them costs more than the rest of a take)."""
         bounds = self._periods.get(quota.period)
         if bounds is None or not bounds[0] <= now < bounds[1]:
             bounds = self._periods[quota.period] = quota_counter(quota, now)
-        return bounds
+        spent = self._quotas.get(quota.key)
+        if spent is None or spent.start != bounds[0]:
+            spent = self._quotas[quota.key] = _Spent(*bounds)
+        return spent
 
     async def take(self, plan: Plan, slot: str, now: datetime) -> tuple[Refusal | None, bool]:
         quota = plan.quota
-        counter: list[float] | None = None
+        spent: _Spent | None = None
         if quota is not None:
-            start, end = self._period(quota, now)
-            counter = self._quotas.setdefault((quota.key, start), [0.0, 0.0])
-            if quota.calls is not None and counter[0] >= quota.calls:
-                return Refusal(errors.QUOTA_EXCEEDED, "quota", "calls", (end - now).total_seconds()), False
-            if quota.wait_s is not None and counter[1] >= quota.wait_s:
-                return Refusal(errors.QUOTA_EXCEEDED, "quota", "wait_s", (end - now).total_seconds()), False
+            spent = self._spent(quota, now)
+            left = (spent.end - now).total_seconds()
+            if quota.calls is not None and spent.calls >= quota.calls:
+                return Refusal(errors.QUOTA_EXCEEDED, "quota", "calls", left), False
+            if quota.wait_s is not None and spent.wait_s >= quota.wait_s:
+                return Refusal(errors.QUOTA_EXCEEDED, "quota", "wait_s", left), False
         for level in plan.levels:
             if level.max_concurrent is not None and self._slots.get(level.key, 0) >= level.max_concurrent:
                 return Refusal(errors.RATE_LIMITED, level.scope, "concurrency", None), False
@@ -111,8 +124,8 @@ class MemoryState:
         for level in plan.levels:
             if level.max_concurrent is not None:
                 self._slots[level.key] = self._slots.get(level.key, 0) + 1
-        if counter is not None:
-            counter[0] += 1
+        if spent is not None:
+            spent.calls += 1
         return None, True
 
     async def give_back(self, plan: Plan, slot: str, started: datetime, reached: bool, wait_s: float) -> None:
@@ -122,21 +135,18 @@ class MemoryState:
         quota = plan.quota
         if quota is None:
             return
-        start, _ = self._period(quota, started)
-        counter = self._quotas.setdefault((quota.key, start), [0.0, 0.0])
+        spent = self._quotas.get(quota.key)
+        if spent is None or not spent.start <= started < spent.end:
+            return  # the period the call started in is over: nothing left to count in it
         if reached:
-            counter[1] += wait_s
+            spent.wait_s += wait_s
         else:
-            counter[0] = max(0.0, counter[0] - 1)
+            spent.calls = max(0.0, spent.calls - 1)
 
-    async def seed(self, spent: Mapping[tuple[str, datetime], tuple[int, float]]) -> None:
-        for key, (calls, wait_s) in spent.items():
-            self._quotas.setdefault(key, [float(calls), wait_s])
-
-    def used(self, quota_key: str, start: datetime) -> tuple[float, float]:
-        """(calls, wait seconds) counted so far in the period that starts at ``start``."""
-        calls, wait_s = self._quotas.get((quota_key, start), (0.0, 0.0))
-        return calls, wait_s
+    async def seed(self, spent: Mapping[tuple[str, datetime, datetime], tuple[int, float]]) -> None:
+        for (key, start, end), (calls, wait_s) in spent.items():
+            if key not in self._quotas:
+                self._quotas[key] = _Spent(start, end, float(calls), wait_s)
 
     async def aclose(self) -> None:
         pass

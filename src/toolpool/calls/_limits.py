@@ -136,13 +136,13 @@ class Limits:
         if not policies or self._book is None:
             return
         now = self._clock()
-        spent: dict[tuple[str, datetime], tuple[int, float]] = {}
+        spent: dict[tuple[str, datetime, datetime], tuple[int, float]] = {}
         for period in sorted({policy.quota_period for policy in policies.values()}):
-            start, _ = period_bounds(period, now)
+            start, end = period_bounds(period, now)
             for principal, used in store.usage.spent(start, REACHED_CODES).items():
                 policy = self._book.policy_of(principal)
                 if policy is not None and policy.has_quota and policy.quota_period == period:
-                    spent[(f"q:{principal}", start)] = used
+                    spent[(f"q:{principal}", start, end)] = used
         await self.state.seed(spent)
 
     async def aclose(self) -> None:

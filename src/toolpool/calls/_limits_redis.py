@@ -178,9 +178,10 @@ class RedisState:
             with anyio.CancelScope(shield=True), anyio.move_on_after(_GIVE_BACK_S):
                 await self._run(self._give_back, keys, args)
 
-    async def seed(self, spent: Mapping[tuple[str, datetime], tuple[int, float]]) -> None:
-        for (key, start), (calls, wait_s) in spent.items():
-            await self._run(self._seed, [_quota_key(key, start)], [calls, repr(wait_s), 40 * 86_400])
+    async def seed(self, spent: Mapping[tuple[str, datetime, datetime], tuple[int, float]]) -> None:
+        for (key, start, end), (calls, wait_s) in spent.items():
+            ttl = int((end - start).total_seconds()) + _QUOTA_GRACE_S
+            await self._run(self._seed, [_quota_key(key, start)], [calls, repr(wait_s), ttl])
 
     async def aclose(self) -> None:
         await self._redis.aclose()
