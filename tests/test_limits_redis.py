@@ -171,3 +171,27 @@ async def test_redis_stopped_mid_run_fails_closed_or_open_as_each_limit_says(tmp
                 assert len(events.of_kind("limits.redis_back")) == 1
     finally:
         _stop(server)
+
+
+async def test_a_quota_in_redis_is_shared_by_pools_and_seeded_from_the_store_when_redis_lost_it(
+    tmp_path: Path, redis_url: str
+) -> None:
+    config = limits_config(
+        tmp_path,
+        demo_server("demo_alpha", "alpha", ALPHA_TOOLS),
+        pool={"redis": redis_url},
+        principals={"*": {"quota_calls": 3}},
+    )
+    async with Pool(config) as first, Pool(config) as second:
+        with anyio.fail_after(TIMEOUT):
+            await first.connect("demo_alpha")
+            await second.connect("demo_alpha")
+            assert await codes(first, ECHO, {"text": "x"}, 2) == ["ok", "ok"]
+            assert await codes(second, ECHO, {"text": "x"}, 2) == ["ok", "quota_exceeded"]
+    number = int(redis_url.rsplit("/", 1)[1])
+    with redis.Redis(host="127.0.0.1", port=6379, db=number) as client:
+        client.flushdb()  # Redis lost its counters; the store still has the calls
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("demo_alpha")
+            assert await codes(pool, ECHO, {"text": "x"}, 1) == ["quota_exceeded"]
