@@ -92,6 +92,8 @@ def usage(
     if as_csv and as_json:
         fail("--csv and --json: choose one")
     if quotas:
+        if as_csv:
+            fail("--quotas prints a table or JSON: drop --csv")
         _print_quotas(config, as_json)
         return
     day = None if since is None else _day(since)
