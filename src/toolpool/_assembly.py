@@ -24,7 +24,9 @@ from toolpool.calls import (
     CallPipeline,
     CallRecording,
     EventOutlet,
+    Limits,
     Recorder,
+    RedisState,
     Relinker,
     Revocation,
     Sessions,
@@ -121,6 +123,7 @@ async def assemble(
     events = EventOutlet(on_event, redactor, recorder)
     revocation = Revocation(registry, events)
     recording = None if recorder is None else CallRecording(recorder, clock, on_call)
+    limits = await _limits(config, opened, events, stack, clock, monotonic)
     pipeline = CallPipeline(
         registry,
         gate3,
@@ -138,6 +141,7 @@ async def assemble(
             for alias, spec in config.servers.items()
         },
         relinker=relinker,
+        limits=limits,
         clock=clock,
     )
     sessions = Sessions(pipeline, visibility, opened, recorder, clock)
@@ -157,6 +161,26 @@ async def assemble(
         telemetry,
     )
     return Parts(tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter)
+
+
+async def _limits(
+    config: Config,
+    store: Store | None,
+    events: EventOutlet,
+    stack: AsyncExitStack,
+    clock: Callable[[], datetime],
+    monotonic: Callable[[], float],
+) -> Limits:
+    """The pool's limits: in Redis with ``[pool] redis``, else in this process; quotas start
+    at what the store's usage ledger says was spent in the current period."""
+    state = None
+    if config.pool.redis is not None:
+        state = RedisState(config.pool.redis, lambda kind, detail: events.emit(kind, "", detail), monotonic)
+    limits = Limits(config, state, clock=clock, monotonic=monotonic)
+    stack.push_async_callback(limits.aclose)
+    if store is not None:
+        await limits.seed(store)
+    return limits
 
 
 def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str, str], str | None]:

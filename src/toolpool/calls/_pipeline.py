@@ -11,6 +11,8 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 5. the arguments are small enough and valid against the schema      else ``invalid_arguments``
 6. a write tool's arguments carry no text from this session's
    untrusted results (unless the ticket allows it)                  else ``tainted_argument``
+   (then, after approval, ``_limits``: rate, concurrency and quota     else ``rate_limited`` /
+   per alias, tool and principal; slots held through gates 7-9)      ``quota_exceeded``)
 7. the alias's circuit breaker lets the call through                else ``circuit_open``
 8. the upstream call: ``isError`` -> ``mcp_remote_error`` (kept); timeout -> ``mcp_timeout`` and
    lost -> ``mcp_connection_lost`` (both drop the link and revoke its tools, before the caller
@@ -38,6 +40,7 @@ from toolpool.calls._arguments import argument_problems, render_resource
 from toolpool.calls._breaker import Breakers, CircuitBreaker
 from toolpool.calls._credentials import carrier
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
+from toolpool.calls._limits import Limits
 from toolpool.calls._recording import CallRecording, CallSession
 from toolpool.calls._results import BlobStore
 from toolpool.calls._retry import Relinker, RetryPlan, call_with_retries, retry_plan
@@ -114,6 +117,7 @@ class CallPipeline:
         telemetry: Telemetry | None = None,
         retries: Mapping[str, tuple[RetryPolicy | None, float]] | None = None,
         relinker: Relinker | None = None,
+        limits: Limits | None = None,
         clock: Callable[[], datetime],
     ) -> None:
         self._registry = registry
@@ -129,6 +133,7 @@ class CallPipeline:
         self._telemetry = telemetry if telemetry is not None else Telemetry.off()
         self._retries = retries or {}
         self._relinker = relinker
+        self._limits = limits if limits is not None else Limits.none()
         self._clock = clock
         self._closed = False
 
@@ -246,16 +251,21 @@ class CallPipeline:
         if refused is not None:
             return gate, refused
         assert isinstance(arguments, Mapping)
-        breaker = self._breakers.of(tool.alias)
-        if not breaker.admit():
-            return "breaker", refusal(
-                errors.CIRCUIT_OPEN,
-                name,
-                f"calls to the server behind {name} are paused after repeated failures; "
-                f"retry in {breaker.retry_in():.0f} s",
-            )
-        plan = retry_plan(tool, permission, self._retries)
-        gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
+        permit = await self._limits.admit(tool.alias, tool.remote_name, name, session.principal)
+        if isinstance(permit, Envelope):
+            return "limits", permit
+        async with permit:  # concurrency slots are held through gates 7-9
+            breaker = self._breakers.of(tool.alias)
+            if not breaker.admit():
+                return "breaker", refusal(
+                    errors.CIRCUIT_OPEN,
+                    name,
+                    f"calls to the server behind {name} are paused after repeated failures; "
+                    f"retry in {breaker.retry_in():.0f} s",
+                )
+            permit.reached()
+            plan = retry_plan(tool, permission, self._retries)
+            gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
         if envelope.ok:
             session.taint.record(envelope.text)
         return gate, envelope
