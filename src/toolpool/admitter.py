@@ -18,12 +18,11 @@ from typing import Any
 import anyio.abc
 import mcp_types
 
+from toolpool._targets import Targets
 from toolpool.calls import EventOutlet, Revocation
-from toolpool.config import Config, SecretRef, ServerSpec
+from toolpool.config import Config, ServerSpec
 from toolpool.errors import (
     ConnectionRefused,
-    CredentialMissing,
-    MissingSecret,
     UpstreamConnectionLost,
     UpstreamError,
     UsageError,
@@ -33,12 +32,9 @@ from toolpool.registry import Registry
 from toolpool.telemetry import SpanKind, Telemetry, mark_outcome, traced
 from toolpool.telemetry import _names as names
 from toolpool.upstream import (
-    Bwrap,
-    ClientTls,
     Connection,
     Era,
     HttpTarget,
-    Limits,
     Link,
     ListingTooLarge,
     PerCallLink,
@@ -125,9 +121,8 @@ class Admitter:
         telemetry: Telemetry | None = None,
     ) -> None:
         self._config = config
-        self._resolver = resolver
         self._redactor = redactor
-        self._secret = secret
+        self._targets = Targets(config, secret, resolver, redactor)
         self._screener = screener
         self._pins = pins
         self._registry = registry
@@ -205,7 +200,7 @@ class Admitter:
     async def _admit(self, spec: ServerSpec, tasks: anyio.abc.TaskGroup) -> tuple[Link, Admission]:
         failure: UpstreamError | None = None
         try:
-            target = self._target(spec)
+            target = self._targets.of(spec)
             if isinstance(target, StdioLaunch):
                 await require_sandbox(spec.alias, target.sandbox)
             peers = self._peers(spec.alias)
@@ -274,7 +269,7 @@ class Admitter:
         if spec.per_principal:
             link = PrincipalLinks(
                 spec,
-                partial(self._target, spec),
+                partial(self._targets.of, spec),
                 era,
                 definitions,
                 self._config.pool,
@@ -296,7 +291,7 @@ class Admitter:
         """
         failure: UpstreamError | None = None
         try:
-            target = self._target(spec)
+            target = self._targets.of(spec)
             if isinstance(target, StdioLaunch):
                 await require_sandbox(spec.alias, target.sandbox)
             async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
@@ -386,62 +381,6 @@ class Admitter:
             if names:
                 found[tool.name] = names
         return replace(admission, redacted=found) if found else admission
-
-    def _target(self, spec: ServerSpec, principal: str | None = None) -> StdioLaunch | HttpTarget:
-        """How to reach ``spec``'s server, its secrets resolved now: a ``per_principal``
-        secret for ``principal``, or without one for admission (``admit_as``, else pool-wide).
-
-        Raises:
-            MissingSecret: a secret has no value (CredentialMissing: none of ``principal``'s).
-        """
-
-        def resolve(value: str | SecretRef) -> str:
-            return self._resolve(spec, value, principal)
-
-        if spec.transport == "stdio":
-            assert spec.command is not None
-            sandbox = None
-            if spec.sandbox == "bwrap":
-                sandbox = Bwrap(allow_network=spec.allow_network, read_only=spec.sandbox_read_only)
-            return StdioLaunch(
-                command=spec.command,
-                args=spec.args,
-                env={key: resolve(value) for key, value in spec.env.items()},
-                cwd=spec.cwd,
-                limits=Limits(spec.max_memory_mb, spec.max_cpu_s, spec.max_open_files),
-                sandbox=sandbox,
-            )
-        assert spec.url is not None
-        tls = None
-        if spec.tls_client_cert is not None and spec.tls_client_key is not None:
-            tls = ClientTls(resolve(spec.tls_client_cert), resolve(spec.tls_client_key), spec.tls_ca)
-        elif spec.tls_ca is not None:
-            tls = ClientTls(ca_file=spec.tls_ca)
-        return HttpTarget(
-            kind=spec.transport,
-            url=spec.url,
-            headers={key: resolve(value) for key, value in spec.headers.items()},
-            allow_private_network=spec.allow_private_network,
-            resolver=self._resolver,
-            require_tls=self._config.requires_tls(spec.alias),
-            tls=tls,
-        )
-
-    def _resolve(self, spec: ServerSpec, value: str | SecretRef, principal: str | None) -> str:
-        if isinstance(value, str):
-            return value
-        if not value.per_principal:
-            secret = self._secret(value.secret, "")
-        elif principal is None:
-            secret = self._secret(value.secret, spec.admit_as or "")
-        else:
-            secret = self._secret(value.secret, principal)
-            if secret is None:
-                raise CredentialMissing(spec.alias, value.secret, principal)
-        if secret is None:
-            raise MissingSecret(spec.alias, value.secret)
-        self._redactor.register(value.secret, secret)
-        return secret
 
 
 def _ignore(kind: str, alias: str, detail: Mapping[str, object]) -> None:
