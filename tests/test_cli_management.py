@@ -97,13 +97,38 @@ def test_a_write_tool_needs_an_approval_with_who_and_why(tmp_path: Path) -> None
 def test_secrets_are_read_from_stdin_stored_encrypted_and_listed_by_name_only(tmp_path: Path) -> None:
     ok(toolpool(tmp_path, "init"))
     ok(toolpool(tmp_path, "secrets", "set", "api_token", stdin="s3cret-value-123\n"))
-    assert json.loads(ok(toolpool(tmp_path, "secrets", "list", "--json"))) == ["api_token"]
+    assert json.loads(ok(toolpool(tmp_path, "secrets", "list", "--json"))) == [
+        {"name": "api_token", "principal": ""}
+    ]
     with sqlite3.connect(tmp_path / "toolpool.db") as database:
         stored = b"".join(str(row).encode() for row in database.execute("SELECT * FROM secrets"))
         audited = "".join(str(row) for row in database.execute("SELECT * FROM audit_events"))
     assert b"s3cret-value-123" not in stored and "s3cret-value-123" not in audited
     empty = toolpool(tmp_path, "secrets", "set", "blank", stdin="")
     assert empty.returncode == 1 and "empty" in empty.stderr
+
+
+def test_secrets_per_principal_are_set_listed_by_name_and_principal_and_deleted(tmp_path: Path) -> None:
+    ok(toolpool(tmp_path, "init"))
+    ok(toolpool(tmp_path, "secrets", "set", "gh", "--principal", "ana", stdin="ana-value-1111\n"))
+    ok(toolpool(tmp_path, "secrets", "set", "gh", "--principal", "bob", stdin="bob-value-2222\n"))
+    ok(toolpool(tmp_path, "secrets", "set", "gh", stdin="pool-value-3333\n"))
+    listed = json.loads(ok(toolpool(tmp_path, "secrets", "list", "--json")))
+    assert listed == [
+        {"name": "gh", "principal": ""},
+        {"name": "gh", "principal": "ana"},
+        {"name": "gh", "principal": "bob"},
+    ]
+    table = ok(toolpool(tmp_path, "secrets", "list"))
+    assert "ana" in table and "(pool-wide)" in table and "value" not in table
+    ok(toolpool(tmp_path, "secrets", "delete", "gh", "--principal", "ana"))
+    remaining = json.loads(ok(toolpool(tmp_path, "secrets", "list", "--json")))
+    assert [entry["principal"] for entry in remaining] == ["", "bob"]
+    missing = toolpool(tmp_path, "secrets", "delete", "gh", "--principal", "ana")
+    assert missing.returncode == 1 and "no secret 'gh' for principal 'ana'" in missing.stderr
+    with sqlite3.connect(tmp_path / "toolpool.db") as database:
+        audited = "".join(str(row) for row in database.execute("SELECT * FROM audit_events"))
+    assert "secret.delete" in audited and not any(v in audited for v in ("1111", "2222", "3333"))
 
 
 def test_secrets_need_a_key_and_say_where_it_comes_from(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from tests.helpers import server_table, write_config
 from toolpool import ConfigError, SecretRef, load_config
 from toolpool.config import parse_config
 
@@ -260,3 +261,25 @@ def test_the_cli_says_a_config_is_nested_too_deeply_in_one_line(tmp_path: Path) 
     )
     assert result.returncode != 0 and result.stdout == ""
     assert result.stderr == f"toolpool: error: {path.resolve()}: values are nested too deeply to read\n"
+
+
+def test_tls_ca_is_a_file_beside_the_config_and_only_for_remote_servers(tmp_path: Path) -> None:
+    remote = server_table("r", {}, transport="http", url="https://tools.example.com/mcp", tls_ca="pki/ca.pem")
+    config = write_config(tmp_path, remote)
+    assert config.servers["r"].tls_ca == tmp_path / "pki" / "ca.pem"
+    local = server_table("l", {}, transport="stdio", command="python", tls_ca="ca.pem")
+    with pytest.raises(ConfigError, match="tls_ca"):
+        write_config(tmp_path, local)
+
+
+def test_admit_as_names_whose_credentials_admit_a_per_principal_server(tmp_path: Path) -> None:
+    table = server_table(
+        "s",
+        {},
+        transport="stdio",
+        command="python",
+        env={"TOKEN": {"secret": "api_token", "per_principal": True}},
+        admit_as="ana",
+    )
+    spec = write_config(tmp_path, table).servers["s"]
+    assert spec.per_principal and spec.admit_as == "ana"

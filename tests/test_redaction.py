@@ -94,6 +94,24 @@ def test_the_store_redacts_with_the_same_redactor_as_the_pool(tmp_path: Path) ->
             assert store.secrets.redact(f"<{encode(HARD)}>") == "<[secret:db]>", spelling
 
 
+def test_the_store_redacts_every_principals_value_of_a_per_principal_secret(tmp_path: Path) -> None:
+    from toolpool.store import SecretKey, Store
+
+    values = {"": "pool-wide-value-0", "ana": "ana-value-1111", "bob": "bob-value-2222"}
+    with Store.open(f"sqlite:///{tmp_path / 'toolpool.db'}", key=SecretKey.generate()) as store:
+        for principal, value in values.items():
+            store.secrets.set_secret("gh", value, actor="tests", principal=principal)
+        redacted = store.secrets.redact(" ".join(values.values()))
+        entries = store.secrets.secret_entries()
+    assert redacted == "[secret:gh] [secret:gh] [secret:gh]"
+    assert entries == [("gh", ""), ("gh", "ana"), ("gh", "bob")]
+
+
+def test_a_redactor_takes_several_values_under_one_name() -> None:
+    redactor = Redactor([("gh", "ana-value-1111"), ("gh", "bob-value-2222")])
+    assert redactor.redact("ana-value-1111 bob-value-2222") == "[secret:gh] [secret:gh]"
+
+
 def test_redaction_replaces_what_is_nested_too_deep_to_read() -> None:
     redactor = Redactor({"db": HARD})
     value: object = HARD

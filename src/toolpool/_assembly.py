@@ -25,7 +25,9 @@ from toolpool.calls import (
     CallPipeline,
     CallRecording,
     EventOutlet,
+    Limits,
     Recorder,
+    RedisState,
     Relinker,
     Revocation,
     Sessions,
@@ -122,6 +124,7 @@ async def assemble(
     events = EventOutlet(on_event, redactor, recorder)
     revocation = Revocation(registry, events)
     recording = None if recorder is None else CallRecording(recorder, clock, on_call)
+    limits = await _limits(config, opened, events, stack, clock, monotonic)
     pipeline = CallPipeline(
         registry,
         gate3,
@@ -140,6 +143,7 @@ async def assemble(
             for alias, spec in config.servers.items()
         },
         relinker=relinker,
+        limits=limits,
         clock=clock,
     )
     sessions = Sessions(pipeline, visibility, opened, recorder, clock)
@@ -161,18 +165,51 @@ async def assemble(
     return Parts(tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter)
 
 
-def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str], str | None]:
-    """Secrets given to the pool first, then the store's (None for one it cannot give)."""
+async def _limits(
+    config: Config,
+    store: Store | None,
+    events: EventOutlet,
+    stack: AsyncExitStack,
+    clock: Callable[[], datetime],
+    monotonic: Callable[[], float],
+) -> Limits:
+    """The pool's limits: in Redis with ``[pool] redis``, else in this process; quotas start
+    at what the store's usage ledger says was spent in the current period."""
+    state = None
+    if config.pool.redis is not None:
+        state = RedisState(config.pool.redis, lambda kind, detail: events.emit(kind, "", detail), monotonic)
+    limits = Limits(config, state, clock=clock, monotonic=monotonic)
+    stack.push_async_callback(limits.aclose)
+    if store is not None:
+        await limits.seed(store)
+    return limits
 
-    def secret(name: str) -> str | None:
-        if name in secrets:
+
+def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str, str], str | None]:
+    """Secrets given to the pool first (pool-wide values only), then the store's: the
+    pool-wide value (principal ``""``) or one principal's own; None for one it cannot give.
+
+    The store's answers are cached until its secrets change (``secrets.version``, one cheap
+    read): a per-principal alias looks its caller's secrets up on every call, and a read with
+    a decryption costs milliseconds, the version check microseconds."""
+    cache: dict[tuple[str, str], str | None] = {}
+    seen = [-1]
+
+    def secret(name: str, principal: str) -> str | None:
+        if not principal and name in secrets:
             return secrets[name]
         if store is None:
             return None
-        try:
-            return store.secrets.secret(name)
-        except UsageError:
-            return None
+        version = store.secrets.version()
+        if version != seen[0]:
+            cache.clear()
+            seen[0] = version
+        if (name, principal) not in cache:
+            try:
+                cache[(name, principal)] = store.secrets.secret(name, principal=principal)
+            except UsageError:
+                cache[(name, principal)] = None
+        return cache[(name, principal)]
 
     return secret
 

@@ -104,8 +104,9 @@ def validated(text: str, source: Path, prefix: tuple[str, ...], model: type[_Mod
 def _tomlish(data: dict[str, Any]) -> dict[str, Any]:
     """Strict pydantic wants tuples for tuple fields and Paths for Path fields."""
     converted = dict(data)
-    if isinstance(converted.get("cwd"), str):
-        converted["cwd"] = Path(converted["cwd"])
+    for key in ("cwd", "tls_ca"):
+        if isinstance(converted.get(key), str):
+            converted[key] = Path(converted[key])
     return converted
 
 

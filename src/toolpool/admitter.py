@@ -12,16 +12,17 @@ import json
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import anyio.abc
 import mcp_types
 
+from toolpool._targets import Targets
 from toolpool.calls import EventOutlet, Revocation
-from toolpool.config import Config, SecretRef, ServerSpec
+from toolpool.config import Config, ServerSpec
 from toolpool.errors import (
     ConnectionRefused,
-    MissingSecret,
     UpstreamConnectionLost,
     UpstreamError,
     UsageError,
@@ -31,15 +32,14 @@ from toolpool.registry import Registry
 from toolpool.telemetry import SpanKind, Telemetry, mark_outcome, traced
 from toolpool.telemetry import _names as names
 from toolpool.upstream import (
-    Bwrap,
     Connection,
     Era,
     HttpTarget,
-    Limits,
     Link,
     ListingTooLarge,
     PerCallLink,
     PersistentLink,
+    PrincipalLinks,
     PublishedTool,
     Resolver,
     StdioLaunch,
@@ -68,6 +68,9 @@ class _Inspected:
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
         raise UpstreamConnectionLost(self.alias, "an inspected tool cannot be called")
+
+    def for_principal(self, principal: str | None) -> Link:
+        return self
 
     def drop(self, reason: str) -> None:
         pass
@@ -106,7 +109,7 @@ class Admitter:
     def __init__(
         self,
         config: Config,
-        secret: Callable[[str], str | None],
+        secret: Callable[[str, str], str | None],
         screener: Screener,
         pins: Pins,
         registry: Registry,
@@ -118,9 +121,8 @@ class Admitter:
         telemetry: Telemetry | None = None,
     ) -> None:
         self._config = config
-        self._resolver = resolver
         self._redactor = redactor
-        self._secret = secret
+        self._targets = Targets(config, secret, resolver, redactor)
         self._screener = screener
         self._pins = pins
         self._registry = registry
@@ -198,12 +200,12 @@ class Admitter:
     async def _admit(self, spec: ServerSpec, tasks: anyio.abc.TaskGroup) -> tuple[Link, Admission]:
         failure: UpstreamError | None = None
         try:
-            target = self._target(spec)
+            target = self._targets.of(spec)
             if isinstance(target, StdioLaunch):
                 await require_sandbox(spec.alias, target.sandbox)
             peers = self._peers(spec.alias)
-            if spec.lifecycle == "per_call":
-                return await self._admit_per_call(spec, target, peers)
+            if spec.per_principal or spec.lifecycle == "per_call":
+                return await self._admit_by_listing(spec, target, tasks, peers)
             return await self._admit_persistent(spec, target, tasks, peers)
         except UpstreamError as error:
             failure = self._redacted_error(error)
@@ -248,15 +250,35 @@ class Admitter:
             raise
         return link, admission
 
-    async def _admit_per_call(
-        self, spec: ServerSpec, target: StdioLaunch | HttpTarget, peers: Collection[str]
+    async def _admit_by_listing(
+        self,
+        spec: ServerSpec,
+        target: StdioLaunch | HttpTarget,
+        tasks: anyio.abc.TaskGroup,
+        peers: Collection[str],
     ) -> tuple[Link, Admission]:
+        """Admit through a short session of its own: for ``per_call`` aliases, and for those with
+        ``per_principal`` secrets, whose calls each go through their principal's connection
+        (the admission credentials are ``admit_as``'s, else the pool-wide values)."""
         async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
             era = session.era
             self.learned(spec, era)
             published = await self._list(spec, session)
         definitions = definitions_of(published)
-        link = PerCallLink(spec, target, era, definitions, self._config.pool, self.clean)
+        link: Link
+        if spec.per_principal:
+            link = PrincipalLinks(
+                spec,
+                partial(self._targets.of, spec),
+                era,
+                definitions,
+                self._config.pool,
+                tasks,
+                clean=self.clean,
+                report=self._events.emit if self._events is not None else _ignore,
+            )
+        else:
+            link = PerCallLink(spec, target, era, definitions, self._config.pool, self.clean)
         return link, self._vet(spec, published, link, peers)
 
     async def inspect(self, spec: ServerSpec) -> tuple[list[PublishedTool], Admission]:
@@ -269,7 +291,7 @@ class Admitter:
         """
         failure: UpstreamError | None = None
         try:
-            target = self._target(spec)
+            target = self._targets.of(spec)
             if isinstance(target, StdioLaunch):
                 await require_sandbox(spec.alias, target.sandbox)
             async with open_session(spec.alias, target, self.era(spec), spec.connect_timeout_s) as session:
@@ -360,39 +382,9 @@ class Admitter:
                 found[tool.name] = names
         return replace(admission, redacted=found) if found else admission
 
-    def _target(self, spec: ServerSpec) -> StdioLaunch | HttpTarget:
-        if spec.transport == "stdio":
-            assert spec.command is not None
-            env = {key: self._resolve(spec.alias, value) for key, value in spec.env.items()}
-            sandbox = None
-            if spec.sandbox == "bwrap":
-                sandbox = Bwrap(allow_network=spec.allow_network, read_only=spec.sandbox_read_only)
-            return StdioLaunch(
-                command=spec.command,
-                args=spec.args,
-                env=env,
-                cwd=spec.cwd,
-                limits=Limits(spec.max_memory_mb, spec.max_cpu_s, spec.max_open_files),
-                sandbox=sandbox,
-            )
-        assert spec.url is not None
-        headers = {key: self._resolve(spec.alias, value) for key, value in spec.headers.items()}
-        return HttpTarget(
-            kind=spec.transport,
-            url=spec.url,
-            headers=headers,
-            allow_private_network=spec.allow_private_network,
-            resolver=self._resolver,
-        )
 
-    def _resolve(self, alias: str, value: str | SecretRef) -> str:
-        if isinstance(value, str):
-            return value
-        secret = self._secret(value.secret)
-        if secret is None:
-            raise MissingSecret(alias, value.secret)
-        self._redactor.register(value.secret, secret)
-        return secret
+def _ignore(kind: str, alias: str, detail: Mapping[str, object]) -> None:
+    pass
 
 
 def _failure_kind(exc: BaseException) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from ipaddress import ip_address
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeAlias
 from urllib.parse import urlsplit
@@ -19,6 +18,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolpool._hashing import canonical_hash
+from toolpool._tls_rule import plain_http_problem
 from toolpool._toml_lines import config_error, read_toml, validated
 from toolpool.enablement import Event, Refusal, standing_of, transition
 from toolpool.errors import ConfigError
@@ -121,8 +121,12 @@ class ToolPolicy(LimitFields):
 class ServerSpec(LimitFields):
     """How to reach one alias, and the policy for each of its tools; the limit keys apply to
     every call to the alias, ``retry`` to its read tools, ``require_tls`` (default: the
-    pool's) refuses ``http://`` except to loopback with ``allow_private_network``, and the
-    ``tls_client_*`` secrets (PEM) are the client certificate and key for mutual TLS."""
+    pool's) refuses ``http://`` except to loopback with ``allow_private_network``, the
+    ``tls_client_*`` secrets (PEM) are the client certificate and key for mutual TLS and
+    ``tls_ca`` a CA bundle (PEM file) trusted instead of the system's. With a
+    ``per_principal`` secret, ``connect`` reads and vets the tools with ``admit_as``'s
+    credentials (else each such secret's pool-wide value) and each calling principal gets a
+    connection of its own, closed after ``idle_close_s`` without calls."""
 
     model_config = _FROZEN
     alias: str
@@ -152,6 +156,8 @@ class ServerSpec(LimitFields):
     require_tls: bool | None = None
     tls_client_cert: SecretRef | None = None
     tls_client_key: SecretRef | None = None
+    tls_ca: Path | None = None
+    admit_as: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     idle_close_s: Annotated[float, Field(gt=0, le=86_400)] = 300.0
     tools: Mapping[str, ToolPolicy] = Field(default_factory=dict)
 
@@ -178,6 +184,8 @@ class ServerSpec(LimitFields):
         if self.tls_client_cert is not None and self.tls_client_key is not None:
             # Only when set, so that the hashes releases already hold stay what they were.
             reach["tls_client"] = [_plain_value(self.tls_client_cert), _plain_value(self.tls_client_key)]
+        if self.tls_ca is not None:
+            reach["tls_ca"] = str(self.tls_ca)
         return canonical_hash(reach)
 
     @field_validator("era")
@@ -214,8 +222,8 @@ class ServerSpec(LimitFields):
                 raise ValueError("`sandbox`, `allow_network` and `sandbox_read_only` are for stdio servers")
         if (self.tls_client_cert is None) != (self.tls_client_key is None):
             raise ValueError("mutual TLS needs both `tls_client_cert` and `tls_client_key`")
-        if self.tls_client_cert is not None and self.transport == "stdio":
-            raise ValueError("`tls_client_cert` and `tls_client_key` are for http and sse servers")
+        if (self.tls_client_cert is not None or self.tls_ca is not None) and self.transport == "stdio":
+            raise ValueError("`tls_client_cert`, `tls_client_key` and `tls_ca` are for http and sse servers")
         return self
 
     @property
@@ -377,22 +385,12 @@ def parse_config(text: str, source: Path) -> Config:
 
 
 def _tls_problem(spec: ServerSpec, pool_requires: bool) -> str | None:
-    """Why ``spec``'s URL breaks ``require_tls`` (plain http is kept for loopback servers
-    that ``allow_private_network``), or None."""
+    """Why ``spec``'s URL breaks ``require_tls`` (``toolpool._tls_rule``), or None."""
     required = pool_requires if spec.require_tls is None else spec.require_tls
     if not required or spec.url is None or not spec.url.startswith("http://"):
         return None
-    host = (urlsplit(spec.url).hostname or "").lower()
-    if spec.allow_private_network and (host == "localhost" or _is_loopback(host)):
-        return None
-    return "require_tls refuses http://: use https:// (plain http is allowed only to loopback with allow_private_network)"
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
+    host = urlsplit(spec.url).hostname or ""
+    return plain_http_problem(host, allow_private_network=spec.allow_private_network)
 
 
 def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:
@@ -437,6 +435,10 @@ def _resolve_paths(spec: ServerSpec, base: Path) -> ServerSpec:
     if command is not None and "/" in command and not command.startswith("/"):
         command = str((base / command).resolve())
     if spec.transport != "stdio":
-        return spec
+        return (
+            spec
+            if spec.tls_ca is None
+            else spec.model_copy(update={"tls_ca": (base / spec.tls_ca).resolve()})
+        )
     read_only = tuple((base / path).resolve() for path in spec.sandbox_read_only)
     return spec.model_copy(update={"cwd": cwd, "command": command, "sandbox_read_only": read_only})

@@ -7,6 +7,7 @@ Blame is split three ways, because each needs a different reaction::
     │   ├── ConfigError             the TOML file is invalid (names the file and the key)
     │   ├── UnknownAlias            connect/disconnect named an alias the config lacks (R1)
     │   ├── MissingSecret           the config refers to a secret that was not provided
+    │   │   └── CredentialMissing   the calling principal has no value of a per-principal secret
     │   ├── SandboxUnavailable      the config asks for a sandbox this machine cannot run
     │   └── PoolClosed              the pool was used outside ``async with`` or after aclose()
     ├── PolicyRefusal               local policy refused it: working as intended
@@ -54,6 +55,7 @@ __all__ = [
     "AddressBlocked",
     "ConfigError",
     "ConnectionRefused",
+    "CredentialMissing",
     "MissingSecret",
     "ModelError",
     "ModelRejected",
@@ -155,6 +157,25 @@ class MissingSecret(UsageError):
         self.alias = alias
         self.name = name
         super().__init__(f"server {alias!r} needs secret {name!r}, which is not set")
+
+
+class CredentialMissing(MissingSecret):
+    """A ``per_principal`` secret has no value for the calling principal (``principal`` is
+    None for a call that names none): gate 2 answers ``credential_missing``."""
+
+    def __init__(self, alias: str, name: str, principal: str | None) -> None:
+        self.principal = principal
+        super().__init__(alias, name)
+        if principal is None:
+            message = (
+                f"no credential for {alias}: its calls need a principal with one of their own "
+                f"(toolpool secrets set {name} --principal NAME)"
+            )
+        else:
+            message = (
+                f"no credential of yours for {alias}: toolpool secrets set {name} --principal {principal}"
+            )
+        self.args = (message,)
 
 
 class SandboxUnavailable(UsageError):

@@ -7,6 +7,12 @@ Event kinds:
     mcp.connection_lost  a connection died (process exit, transport closed, timeout);
                          its tools were revoked; detail: reason
     mcp.desc_rejected    the screener dropped a tool (R5); detail: tool, score, reasons
+    mcp.principal_connected  an alias with per-principal secrets opened a principal's own
+                         connection; detail: principal
+    mcp.principal_closed     one principal's connection closed; detail: principal, reason
+                         (``idle``, ``lost``, ``replaced``: its secrets changed)
+    mcp.principal_refused    a principal's connection published other tools than were
+                         admitted and was closed; detail: principal, reason
 """
 
 from __future__ import annotations

@@ -41,11 +41,14 @@ class Redactor:
 
     __slots__ = ("_names", "_pattern")
 
-    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+    def __init__(self, secrets: Mapping[str, str] | Iterable[tuple[str, str]] | None = None) -> None:
+        """``secrets``: name -> value, or (name, value) pairs where one name has several
+        values (a ``per_principal`` secret has one per principal)."""
         self._names: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        pairs = secrets.items() if isinstance(secrets, Mapping) else (secrets or ())
         # The longest values first: a secret inside another keeps the longer one's name.
-        for name, value in sorted((secrets or {}).items(), key=lambda item: -len(item[1])):
+        for name, value in sorted(pairs, key=lambda item: -len(item[1])):
             self._add(name, value)
         self._compile()
 

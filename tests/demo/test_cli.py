@@ -21,7 +21,7 @@ def test_help_names_every_kind_transport_and_option(capsys: pytest.CaptureFixtur
 
 
 def test_only_stubborn_is_stdio_only() -> None:
-    assert DEMO_KINDS == ("alpha", "beta", "paged", "faulty", "poisoned", "stubborn")
+    assert DEMO_KINDS == ("alpha", "beta", "paged", "faulty", "poisoned", "slow", "stubborn")
     assert STDIO_ONLY_KINDS == ("stubborn",)
 
 

@@ -22,6 +22,9 @@ and does what the spec says, re-reading the spec at every start:
                      with ``fail_initialize`` the handshake itself fails with that text
     echo_meta        when true, tools/call answers with the ``traceparent`` its request carried
                      in ``params._meta`` ("traceparent=..." or "traceparent=none")
+    whoami_env       the name of an environment variable: every tools/call answers with JSON
+                     {"pid", "sha256" (of the variable's value), "value"} (whose process is
+                     this, and whose credential does it hold)
     definition_env   the name of an environment variable whose value replaces every
                      ``{secret}`` in the tool pages (a server that writes its token into its
                      own tool definitions)
@@ -30,6 +33,7 @@ and does what the spec says, re-reading the spec at every start:
                      the default) or never answers ("hang")
 """
 
+import hashlib
 import json
 import os
 import sys
@@ -115,6 +119,11 @@ def main() -> None:
                 reply(
                     request_id, {"content": [{"type": "text", "text": leaked}], "isError": kind == "is_error"}
                 )
+        elif method == "tools/call" and "whoami_env" in spec:
+            value = os.environ.get(spec["whoami_env"], "")
+            digest = hashlib.sha256(value.encode()).hexdigest()
+            text = json.dumps({"pid": os.getpid(), "sha256": digest, "value": value})
+            reply(request_id, {"content": [{"type": "text", "text": text}]})
         elif method == "tools/call" and spec.get("echo_meta"):
             parent = (params.get("_meta") or {}).get("traceparent") or "none"
             reply(request_id, {"content": [{"type": "text", "text": f"traceparent={parent}"}]})

@@ -1,7 +1,7 @@
 """The call pipeline and everything a call carries through it: gates 1-10 (``CallPipeline``),
 the ``Envelope``, result shaping and blobs, the circuit breakers, approvals of single calls,
-taint, sessions, the snapshots a session sees, revocation on faults, pool events and gate-10
-recording.
+taint, sessions, the snapshots a session sees, the limits gate (``Limits``, in process or in
+Redis), revocation on faults, pool events and gate-10 recording.
 
 The one ``Redactor`` lives in ``toolpool.redaction`` (the store uses it too, below this package)
 and is exported here as well.
@@ -12,7 +12,10 @@ from toolpool.calls._arguments import MAX_ARGUMENT_DEPTH, argument_problems, ren
 from toolpool.calls._breaker import Breakers, BreakerState, CircuitBreaker
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
 from toolpool.calls._events import EventOutlet
+from toolpool.calls._limits import Limits, Permit
+from toolpool.calls._limits_redis import RedisState
 from toolpool.calls._pipeline import CallPipeline, PipelineSession
+from toolpool.calls._quotas import QuotaStanding, quota_standings
 from toolpool.calls._recording import CallRecording, CallSession, Recorder
 from toolpool.calls._results import BlobStore, ResultBlob, clip, content_text, fence, sanitize
 from toolpool.calls._retry import RETRIED, Relinker, RetryPlan, call_with_retries, retry_plan
@@ -38,9 +41,13 @@ __all__ = [
     "Enablement",
     "Envelope",
     "EventOutlet",
+    "Limits",
+    "Permit",
     "PipelineSession",
+    "QuotaStanding",
     "Recorder",
     "Redactor",
+    "RedisState",
     "ReleaseEntry",
     "ReleaseView",
     "Relinker",
@@ -57,6 +64,7 @@ __all__ = [
     "clip",
     "content_text",
     "fence",
+    "quota_standings",
     "refusal",
     "render_resource",
     "retry_plan",

@@ -4,7 +4,8 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
 
 1. the name is in this request's snapshot                         else ``unknown_tool``;
    in a session, in its release, on the server the release approved   else ``server_changed``
-2. the tool is the very object the registry holds, on a live link   else ``mcp_connection_lost``
+2. the tool is the very object the registry holds, on a live link   else ``mcp_connection_lost``;
+   for an alias with per-principal secrets, the caller has their own  else ``credential_missing``
 3. the tool and its server are enabled right now                    else ``tool_disabled``
 4. the ticket allows the action on the resource, now                else ``denied`` / ``ticket_expired``
 5. the arguments are small enough and valid against the schema      else ``invalid_arguments``
@@ -13,6 +14,8 @@ Gates (DESIGN.md), each with its own Envelope code; nothing after a failed gate 
    approval: a tool that needs one for each call, or an action the
    ticket only asks for, runs with a single-use approval of this
    very call (``toolpool.calls._approvals``)                        else ``approval_pending`` / ``denied``
+   (then, after approval, ``_limits``: rate, concurrency and quota     else ``rate_limited`` /
+   per alias, tool and principal; slots held through gates 7-9)      ``quota_exceeded``)
 7. the alias's circuit breaker lets the call through                else ``circuit_open``
 8. the upstream call: ``isError`` -> ``mcp_remote_error`` (kept); timeout -> ``mcp_timeout`` and
    lost -> ``mcp_connection_lost`` (both drop the link and revoke its tools, before the caller
@@ -39,7 +42,9 @@ from toolpool import errors
 from toolpool.calls._approvals import CallApprovals, approval_reason
 from toolpool.calls._arguments import argument_problems, render_resource
 from toolpool.calls._breaker import Breakers, CircuitBreaker
+from toolpool.calls._credentials import carrier
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
+from toolpool.calls._limits import Limits
 from toolpool.calls._recording import CallRecording, CallSession
 from toolpool.calls._results import BlobStore
 from toolpool.calls._retry import Relinker, RetryPlan, call_with_retries, retry_plan
@@ -117,6 +122,7 @@ class CallPipeline:
         telemetry: Telemetry | None = None,
         retries: Mapping[str, tuple[RetryPolicy | None, float]] | None = None,
         relinker: Relinker | None = None,
+        limits: Limits | None = None,
         clock: Callable[[], datetime],
     ) -> None:
         self._registry = registry
@@ -133,6 +139,7 @@ class CallPipeline:
         self._telemetry = telemetry if telemetry is not None else Telemetry.off()
         self._retries = retries or {}
         self._relinker = relinker
+        self._limits = limits if limits is not None else Limits.none()
         self._clock = clock
         self._closed = False
 
@@ -233,11 +240,13 @@ class CallPipeline:
         permission, refused = self._released(session.release, tool)
         if refused is not None:
             return "snapshot", refused
-        link = tool.owner
-        if not (self._registry.holds(tool) and link.alive):
+        if not (self._registry.holds(tool) and tool.owner.alive):
             return "connection", refusal(
                 errors.MCP_CONNECTION_LOST, name, f"the server behind {name} is no longer connected"
             )
+        link, refused = carrier(tool, session.principal if session.binds_principal else None, ticket)
+        if refused is not None:
+            return "connection", refused
         if not self._enablement.is_enabled(tool.alias, tool.remote_name):
             return "enabled", refusal(errors.TOOL_DISABLED, name, f"{name} has been disabled")
         principal = session.principal if session.binds_principal else None
@@ -255,16 +264,21 @@ class CallPipeline:
             refused = await self._approvals.check(session, who, tool, permission, arguments, why)
             if refused is not None:
                 return "approval", refused
-        breaker = self._breakers.of(tool.alias)
-        if not breaker.admit():
-            return "breaker", refusal(
-                errors.CIRCUIT_OPEN,
-                name,
-                f"calls to the server behind {name} are paused after repeated failures; "
-                f"retry in {breaker.retry_in():.0f} s",
-            )
-        plan = retry_plan(tool, permission, self._retries)
-        gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
+        permit = await self._limits.admit(tool.alias, tool.remote_name, name, session.principal)
+        if isinstance(permit, Envelope):
+            return "limits", permit
+        async with permit:  # concurrency slots are held through gates 7-9
+            breaker = self._breakers.of(tool.alias)
+            if not breaker.admit():
+                return "breaker", refusal(
+                    errors.CIRCUIT_OPEN,
+                    name,
+                    f"calls to the server behind {name} are paused after repeated failures; "
+                    f"retry in {breaker.retry_in():.0f} s",
+                )
+            permit.reached()
+            plan = retry_plan(tool, permission, self._retries)
+            gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
         if envelope.ok:
             session.taint.record(envelope.text)
         return gate, envelope
@@ -361,6 +375,7 @@ class CallPipeline:
                 else:
                     result = await call_with_retries(
                         tool,
+                        link,
                         lambda current: current.call(tool.remote_name, arguments, upstream.meta),
                         plan,
                         self._revocation,

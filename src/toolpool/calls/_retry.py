@@ -70,20 +70,21 @@ def retry_plan(
 
 async def call_with_retries(
     tool: ExposedTool,
+    first: Link,
     call: Callable[[Link], Awaitable[mcp_types.CallToolResult]],
     plan: RetryPlan,
     revocation: Revocation,
     relinker: Relinker | None,
     clock: Callable[[], float] = time.monotonic,
 ) -> mcp_types.CallToolResult:
-    """``call(link)`` on ``tool``'s link, tried again per ``plan`` after a lost connection or a
-    timeout.
+    """``call(link)`` on ``first`` (``tool``'s link for this call: its owner, or the calling
+    principal's), tried again per ``plan`` after a lost connection or a timeout.
 
     Raises:
         UpstreamError: the last attempt's fault (or the first one that is not retried).
     """
     started = clock()
-    link = tool.owner
+    link = first
     backoff = plan.backoff_s
     for attempt in range(plan.attempts + 1):
         try:
@@ -91,7 +92,7 @@ async def call_with_retries(
         except UpstreamError as exc:
             last_try = attempt == plan.attempts or clock() - started + backoff >= plan.deadline_s
             if exc.envelope_code not in RETRIED or last_try:
-                if link is not tool.owner and exc.envelope_code in RETRIED:
+                if link is not first and exc.envelope_code in RETRIED:
                     revocation.lost(link, str(exc))  # the caller revokes only the first link
                 raise
             if not link.per_call:

@@ -29,7 +29,7 @@ from toolpool.cli._common import (
 from toolpool.config import parse_config
 from toolpool.store import AuditCheck, AuditEvent, SecretKey, Store
 
-__all__ = ["audit", "init", "secrets_list", "secrets_set", "stats"]
+__all__ = ["audit", "init", "secrets_delete", "secrets_list", "secrets_set", "stats"]
 
 secrets_app = typer.Typer(
     help='Secrets for `{ secret = "NAME" }` config values, encrypted at rest.', no_args_is_help=True
@@ -115,36 +115,74 @@ def init(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     out.print("Next:\n" + "\n".join(f"  {step}" for step in steps), highlight=False)
 
 
+Principal = Annotated[
+    str | None,
+    typer.Option(
+        "--principal",
+        help="The principal whose own value this is (for `{ secret = ..., per_principal = true }`); "
+        "without it, the pool-wide value.",
+    ),
+]
+
+
 @secrets_app.command("set")
 def secrets_set(
     name: Annotated[str, typer.Argument(help='The secret\'s name, as `{ secret = "NAME" }` uses it.')],
+    principal: Principal = None,
     config: ConfigPath = DEFAULT_CONFIG,
     as_json: AsJson = False,
 ) -> None:
     """Store a secret; its value is read from stdin (never from the command line)."""
     loaded = load(config)
+    if principal is not None and not principal:
+        fail("--principal needs a name")
     value = getpass.getpass(f"value of {name}: ") if sys.stdin.isatty() else sys.stdin.read()
     value = value.removesuffix("\n").removesuffix("\r")
     if not value:
         fail("the secret's value is empty (pipe it in on stdin)")
     with open_store(loaded) as store:
-        store.secrets.set_secret(name, value, actor())
+        store.secrets.set_secret(name, value, actor(), principal=principal or "")
+    owner = f" for principal {principal!r}" if principal else ""
     if as_json:
-        print_json({"secret": name, "stored": True})
+        print_json({"secret": name, "principal": principal or "", "stored": True})
     else:
-        out.print(f"stored secret {name!r} (encrypted)", highlight=False)
+        out.print(f"stored secret {name!r}{owner} (encrypted)", highlight=False)
 
 
 @secrets_app.command("list")
 def secrets_list(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
-    """List the names of the stored secrets (never their values)."""
+    """List the stored secrets by name and principal (never their values)."""
     loaded = load(config)
     with open_store(loaded) as store:
-        names = store.secrets.secret_names()
+        entries = store.secrets.secret_entries()
     if as_json:
-        print_json(names)
+        print_json([{"name": name, "principal": principal} for name, principal in entries])
+        return
+    if not entries:
+        out.print("no secrets stored", highlight=False)
+        return
+    table = Table("name", "principal")
+    for name, principal in entries:
+        table.add_row(cell(name), cell(principal) if principal else "(pool-wide)")
+    out.print(table)
+
+
+@secrets_app.command("delete")
+def secrets_delete(
+    name: Annotated[str, typer.Argument(help="The secret's name.")],
+    principal: Principal = None,
+    config: ConfigPath = DEFAULT_CONFIG,
+    as_json: AsJson = False,
+) -> None:
+    """Delete a secret: the pool-wide value, or with --principal that principal's own."""
+    loaded = load(config)
+    with open_store(loaded) as store:
+        store.secrets.delete_secret(name, actor(), principal=principal or "")
+    owner = f" for principal {principal!r}" if principal else ""
+    if as_json:
+        print_json({"secret": name, "principal": principal or "", "deleted": True})
     else:
-        out.print("\n".join(names) if names else "no secrets stored", highlight=False)
+        out.print(f"deleted secret {name!r}{owner}", highlight=False)
 
 
 @app.command()

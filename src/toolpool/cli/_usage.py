@@ -1,17 +1,19 @@
 """``toolpool usage``: the usage ledger (billing) summed per principal, session, alias, tool or
-day, as a table, CSV or JSON."""
+day, as a table, CSV or JSON; ``--quotas``: each principal's quota, used / limit."""
 
 from __future__ import annotations
 
 import csv
 import sys
 from collections.abc import Sequence
-from datetime import date
+from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from toolpool.calls import quota_standings
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
     AsJson,
@@ -72,6 +74,10 @@ def usage(
     as_csv: Annotated[
         bool, typer.Option("--csv", help="Print CSV (a header, then one row per key).")
     ] = False,
+    quotas: Annotated[
+        bool,
+        typer.Option("--quotas", help="Each principal's quota: used / limit in the current UTC period."),
+    ] = False,
     config: ConfigPath = DEFAULT_CONFIG,
     as_json: AsJson = False,
 ) -> None:
@@ -85,6 +91,11 @@ def usage(
     chosen = _choice(by)
     if as_csv and as_json:
         fail("--csv and --json: choose one")
+    if quotas:
+        if as_csv:
+            fail("--quotas prints a table or JSON: drop --csv")
+        _print_quotas(config, as_json)
+        return
     day = None if since is None else _day(since)
     loaded = load(config)
     with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
@@ -96,6 +107,34 @@ def usage(
         _write_csv(keys, totals)
     else:
         _print_table(keys, totals, day is not None)
+
+
+def _print_quotas(config: Path, as_json: bool) -> None:
+    """``--quotas``: the calls that reached an upstream and their wait, against each quota."""
+    loaded = load(config)
+    with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
+        standings = quota_standings(loaded.principals, store, datetime.now(UTC))
+    if as_json:
+        print_json([standing.as_dict() for standing in standings])
+        return
+    if not standings:
+        out.print("no quotas: set quota_calls or quota_wait_s under [principals.NAME]", highlight=False)
+        return
+    table = Table("principal", "period", "calls", "wait s", "renews (UTC)", "state")
+    for standing in standings:
+        table.add_row(
+            cell(standing.principal or "-"),
+            standing.period,
+            f"{standing.calls} / {_limit(standing.calls_limit)}",
+            f"{standing.wait_s:.1f} / {_limit(standing.wait_limit_s)}",
+            f"{standing.renews:%Y-%m-%d %H:%M}",
+            "exceeded" if standing.exceeded else "ok",
+        )
+    out.print(table)
+
+
+def _limit(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
 
 
 def _choice(by: str) -> UsageBy:

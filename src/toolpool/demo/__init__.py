@@ -1,7 +1,7 @@
 """Demo MCP servers for toolpool's tests, benchmarks and demos, built on the official MCP SDK.
 
 Run one with `python -m toolpool.demo KIND [--transport stdio|http|sse] ...` (see `--help`).
-Kinds: alpha, beta, paged, faulty, poisoned, and stubborn (stdio only). Each names itself
+Kinds: alpha, beta, paged, faulty, poisoned, slow, and stubborn (stdio only). Each names itself
 `toolpool-demo-KIND`; tool names and results are a contract other code depends on.
 
 Servers only: nothing here imports the pool. `toolpool demo`, the scripted walkthrough that

@@ -14,6 +14,7 @@ from toolpool.demo._beta import build_beta
 from toolpool.demo._faulty import build_faulty
 from toolpool.demo._paged import DEFAULT_PAGE_SIZE, DEFAULT_TOOL_COUNT, build_paged
 from toolpool.demo._poisoned import build_poisoned
+from toolpool.demo._slow import build_slow
 from toolpool.demo._stubborn import build_stubborn
 
 __all__ = ["KINDS", "TRANSPORTS", "DemoOptions", "Kind", "Transport"]
@@ -57,6 +58,7 @@ KINDS: Mapping[str, Kind] = MappingProxyType(
                 "add; weather and format_text hide instructions; fetch_page returns an injected page",
                 lambda _: build_poisoned(),
             ),
+            Kind("slow", "sleep (ms, at most 30000): reports the calls in flight", lambda _: build_slow()),
             Kind(
                 "stubborn",
                 "ping, pids; ignores SIGTERM/SIGINT/SIGHUP, keeps a child, outlives stdin EOF",

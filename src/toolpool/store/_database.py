@@ -185,10 +185,11 @@ class Database:
     def _load_redactor(self, connection: Connection) -> Redactor:
         if self.key is None:
             return Redactor({})
-        values = {}
+        # Every row: a per-principal secret has one value per principal, all redacted.
+        values = []
         for row in connection.execute(select(secrets.c.name, secrets.c.token)):
             try:
-                values[row.name] = self.key.decrypt(row.token, row.name)
+                values.append((row.name, self.key.decrypt(row.token, row.name)))
             except UsageError:
                 continue  # not readable with this key: this process never had its value
         return Redactor(values)

@@ -74,6 +74,12 @@ class Secrets:
             query = select(secrets.c.name).where(secrets.c.principal == "").order_by(secrets.c.name)
             return list(connection.scalars(query))
 
+    def secret_entries(self) -> list[tuple[str, str]]:
+        """Every stored secret as (name, principal), ``""`` for a pool-wide value; never values."""
+        with self._db.read() as connection:
+            query = select(secrets.c.name, secrets.c.principal).order_by(secrets.c.name, secrets.c.principal)
+            return [(row.name, row.principal) for row in connection.execute(query)]
+
     def delete_secret(self, name: str, actor: str, *, principal: str = "") -> None:
         """Remove a secret (the pool-wide value, or ``principal``'s own).
 
@@ -87,6 +93,11 @@ class Secrets:
                 raise UsageError(f"there is no secret {name!r}{owner}")
             _bump_secrets(tx)
             tx.append(actor, "secret.delete", name, {"principal": principal} if principal else {})
+
+    def version(self) -> int:
+        """A number that changes whenever any secret is set or deleted, in any process (one
+        cheap read): whoever caches values checks it before trusting them."""
+        return int(self._db.hot(self._db.gate.secrets_version_sql))
 
     def redact(self, text: str) -> str:
         """``text`` with every stored secret's value (raw, JSON-escaped, URL-encoded, base64)

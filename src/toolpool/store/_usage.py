@@ -20,8 +20,8 @@ can be any text, and one row's key must fit a database index entry.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from collections.abc import Collection, Sequence
+from datetime import UTC, date, datetime, time
 from typing import Final
 
 from sqlalchemy import Connection, Insert, RowMapping, func, select
@@ -30,7 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from toolpool.errors import UsageError
 from toolpool.store._codec import storable
 from toolpool.store._database import Database
-from toolpool.store._tables import usage_ledger
+from toolpool.store._tables import call_records, usage_ledger
 from toolpool.store._values import CallRecord, UsageBy, UsageEntry, UsageTotal
 
 __all__ = ["BY", "KEY_MAX", "LISTING", "MODEL", "Usage", "add_usage", "usage_day"]
@@ -76,6 +76,30 @@ class Usage:
             raise UsageError(f"cannot sum usage by {by!r}: use one of {', '.join(BY)}")
         with self._db.read() as connection:
             return _totals(connection, BY[by], since)
+
+    def spent(self, since: datetime, codes: Collection[str]) -> dict[str, tuple[int, float]]:
+        """Per principal: the calls with one of ``codes`` from ``since`` on, and their summed
+        durations in seconds. Quotas are seeded from it when a pool starts, so that a restart
+        does not reset them. A period that starts at midnight UTC (a day, a month) is read
+        from the ledger; an hour from the call records, since the ledger counts whole days."""
+        wanted = sorted(codes)
+        if since.astimezone(UTC).time() == time(0):
+            c = usage_ledger.c
+            query = (
+                select(c.principal, func.sum(c.calls), func.sum(c.wait_ms))
+                .where(c.day >= since.astimezone(UTC).date(), c.code.in_(wanted))
+                .group_by(c.principal)
+            )
+        else:
+            r = call_records.c
+            query = (
+                select(r.principal, func.count(), func.sum(r.duration_ms))
+                .where(r.at >= since, r.code.in_(wanted))
+                .group_by(r.principal)
+            )
+        with self._db.read() as connection:
+            rows = connection.execute(query).all()
+        return {str(row[0] or ""): (int(row[1] or 0), float(row[2] or 0) / 1000) for row in rows}
 
 
 def usage_day(text: str) -> date:

@@ -1,7 +1,8 @@
 """Everything that talks to a real MCP server: the wire model of a published tool, transports,
 sessions, connections, links, faults."""
 
-from toolpool.upstream._links import Link, PerCallLink, PersistentLink, definitions_of
+from toolpool.upstream._links import Link, PerCallLink, PersistentLink, definitions_of, require_admitted
+from toolpool.upstream._principal_links import PrincipalLinks, Report, Targets
 from toolpool.upstream._published import PublishedTool
 from toolpool.upstream.connection import Connection, ConnectionState
 from toolpool.upstream.faults import upstream_fault
@@ -9,9 +10,11 @@ from toolpool.upstream.sandbox import Bwrap, Limits, bwrap_problem, require_sand
 from toolpool.upstream.session import Era, HttpTarget, ListingTooLarge, UpstreamSession, open_session
 from toolpool.upstream.ssrf import IPAddress, Resolver, SystemResolver
 from toolpool.upstream.stdio import StdioLaunch, StdioTransport
+from toolpool.upstream.tls import ClientTls
 
 __all__ = [
     "Bwrap",
+    "ClientTls",
     "Connection",
     "ConnectionState",
     "Era",
@@ -22,15 +25,19 @@ __all__ = [
     "ListingTooLarge",
     "PerCallLink",
     "PersistentLink",
+    "PrincipalLinks",
     "PublishedTool",
+    "Report",
     "Resolver",
     "StdioLaunch",
     "StdioTransport",
     "SystemResolver",
+    "Targets",
     "UpstreamSession",
     "bwrap_problem",
     "definitions_of",
     "open_session",
+    "require_admitted",
     "require_sandbox",
     "upstream_fault",
 ]

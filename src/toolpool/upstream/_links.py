@@ -18,10 +18,10 @@ from toolpool.config import PoolSettings, ServerSpec
 from toolpool.errors import UpstreamConnectionLost
 from toolpool.upstream._published import PublishedTool
 from toolpool.upstream.connection import Connection
-from toolpool.upstream.session import Era, HttpTarget, ListingTooLarge, open_session
+from toolpool.upstream.session import Era, HttpTarget, ListingTooLarge, UpstreamSession, open_session
 from toolpool.upstream.stdio import StdioLaunch
 
-__all__ = ["Link", "PerCallLink", "PersistentLink", "definitions_of"]
+__all__ = ["Link", "PerCallLink", "PersistentLink", "definitions_of", "require_admitted"]
 
 
 class Link(Protocol):
@@ -47,6 +47,15 @@ class Link(Protocol):
         """
         ...
 
+    def for_principal(self, principal: str | None) -> Link:
+        """The link that carries ``principal``'s calls (None: a call that names nobody): this
+        one, except for an alias that keeps a connection per principal (``PrincipalLinks``).
+
+        Raises:
+            CredentialMissing: that principal has no value of a per-principal secret.
+        """
+        ...
+
     def drop(self, reason: str) -> None:
         """Stop using the link at once (its owner task, if any, then closes it)."""
         ...
@@ -56,6 +65,30 @@ class Link(Protocol):
 
 def definitions_of(published: list[PublishedTool]) -> dict[str, str]:
     return {tool.name: tool.definition_hash() for tool in published}
+
+
+async def require_admitted(
+    session: UpstreamSession,
+    spec: ServerSpec,
+    settings: PoolSettings,
+    definitions: Mapping[str, str],
+    clean: Callable[[list[PublishedTool]], list[PublishedTool]],
+) -> None:
+    """A session opened after admission must publish exactly the admitted definitions (R2,
+    R7), after ``clean`` (every secret value redacted, as the admitted ones were).
+
+    Raises:
+        UpstreamConnectionLost: it does not (its tool list changed, or went past the caps).
+        UpstreamError: the listing failed.
+    """
+    try:
+        published = await session.list_tools(
+            spec.call_timeout_s, settings.max_list_pages, settings.max_tools_per_server
+        )
+    except ListingTooLarge as exc:
+        raise UpstreamConnectionLost(spec.alias, "the server's tool list changed", detail=str(exc)) from exc
+    if definitions_of(clean(published)) != definitions:
+        raise UpstreamConnectionLost(spec.alias, "the server's tools changed since it was admitted")
 
 
 class PersistentLink:
@@ -80,6 +113,9 @@ class PersistentLink:
         if not self.connection.alive:
             raise UpstreamConnectionLost(self.alias, "the connection is gone")
         return await self.connection.session.call_tool(remote_name, arguments, self._timeout, meta)
+
+    def for_principal(self, principal: str | None) -> Link:
+        return self
 
     def drop(self, reason: str) -> None:
         self.connection.mark_lost(reason)
@@ -126,17 +162,11 @@ class PerCallLink:
     ) -> mcp_types.CallToolResult:
         spec = self._spec
         async with open_session(self.alias, self._target, self.era, spec.connect_timeout_s) as session:
-            try:
-                published = await session.list_tools(
-                    spec.call_timeout_s, self._settings.max_list_pages, self._settings.max_tools_per_server
-                )
-            except ListingTooLarge as exc:
-                raise UpstreamConnectionLost(
-                    self.alias, "the server's tool list changed", detail=str(exc)
-                ) from exc
-            if definitions_of(self._clean(published)) != self._definitions:
-                raise UpstreamConnectionLost(self.alias, "the server's tools changed since it was admitted")
+            await require_admitted(session, spec, self._settings, self._definitions, self._clean)
             return await session.call_tool(remote_name, arguments, spec.call_timeout_s, meta)
+
+    def for_principal(self, principal: str | None) -> Link:
+        return self
 
     def drop(self, reason: str) -> None:
         self._dropped = True

@@ -27,6 +27,7 @@ from urllib.parse import urljoin
 import httpcore2
 import httpx2
 
+from toolpool._tls_rule import PLAIN_HTTP_REFUSED
 from toolpool.errors import AddressBlocked
 from toolpool.upstream.ssrf import PinnedOrigin
 
@@ -44,7 +45,8 @@ class AddressGuard:
     """One session's pinned origin; makes the httpx2 clients its transport uses.
 
     ``client`` fits the SDK's ``McpHttpClientFactory``. Pass ``watch_sse_endpoint=True`` for
-    the SSE transport, so a message endpoint announced on another origin is refused at once.
+    the SSE transport, so a message endpoint announced on another origin is refused at once,
+    and ``https_only=True`` (``require_tls``) to refuse any request that is not ``https://``.
     """
 
     def __init__(
@@ -54,8 +56,10 @@ class AddressGuard:
         *,
         watch_sse_endpoint: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        https_only: bool = False,
     ) -> None:
         self.alias = alias
+        self.https_only = https_only
         self.origin = origin
         self.refusal: AddressBlocked | None = None
         self.on_refusal: Callable[[], None] | None = None
@@ -155,6 +159,8 @@ class _PinnedTransport(httpx2.AsyncHTTPTransport):
         self._guard = guard
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if self._guard.https_only and request.url.scheme != "https":
+            raise self._guard.refuse(PLAIN_HTTP_REFUSED)
         response = await super().handle_async_request(request)
         content_type = response.headers.get("content-type", "")
         if not (self._guard.watch_sse_endpoint and content_type.startswith("text/event-stream")):

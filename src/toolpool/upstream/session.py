@@ -23,12 +23,14 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolpool.errors import UpstreamError, UpstreamProtocolError, UpstreamUnavailable
+from toolpool._tls_rule import plain_http_problem
+from toolpool.errors import AddressBlocked, UpstreamError, UpstreamProtocolError, UpstreamUnavailable
 from toolpool.upstream._published import PublishedTool
 from toolpool.upstream.faults import collapse_group, is_own_cancellation, upstream_fault
 from toolpool.upstream.pinned import AddressGuard
 from toolpool.upstream.ssrf import Resolver, SystemResolver, pin_origin
 from toolpool.upstream.stdio import StdioLaunch, StdioTransport
+from toolpool.upstream.tls import ClientTls, ssl_context
 
 __all__ = ["Era", "HttpTarget", "ListingTooLarge", "UpstreamSession", "open_session"]
 
@@ -48,6 +50,8 @@ class HttpTarget:
     Every session resolves ``url``'s host once through ``resolver`` and connects only to
     that address, which must pass the SSRF guard (``toolpool.upstream.ssrf``);
     ``allow_private_network`` lets it be loopback or private, never metadata or link-local.
+    With ``require_tls`` every request must be ``https://``, unless that address is loopback
+    and ``allow_private_network`` is set; ``tls`` is the client certificate and CA (mTLS).
     """
 
     kind: Literal["http", "sse"]
@@ -55,6 +59,8 @@ class HttpTarget:
     headers: Mapping[str, str]
     allow_private_network: bool = False
     resolver: Resolver = _SYSTEM_RESOLVER
+    require_tls: bool = False
+    tls: ClientTls | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,11 +249,26 @@ async def open_session(
 
 
 async def _guard(alias: str, target: HttpTarget) -> AddressGuard:
-    """Resolve once and check, before anything connects (R14)."""
+    """Resolve once and check, before anything connects (R14, and ``require_tls`` on the
+    pinned address: the configuration could judge only the URL's spelling).
+
+    Raises:
+        AddressBlocked: as ``pin_origin``, or plain http that ``require_tls`` refuses.
+        UsageError: the client certificate or CA bundle cannot be loaded.
+    """
     origin = await pin_origin(
         alias, target.url, resolver=target.resolver, allow_private_network=target.allow_private_network
     )
-    return AddressGuard(alias, origin, watch_sse_endpoint=target.kind == "sse")
+    https_only = False
+    if target.require_tls:
+        problem = plain_http_problem(str(origin.address), allow_private_network=target.allow_private_network)
+        if origin.scheme == "http" and problem is not None:
+            raise AddressBlocked(alias, problem)
+        https_only = problem is not None
+    context = None if target.tls is None else ssl_context(alias, target.tls)
+    return AddressGuard(
+        alias, origin, watch_sse_endpoint=target.kind == "sse", ssl_context=context, https_only=https_only
+    )
 
 
 async def _http_transport(

@@ -10,7 +10,8 @@ stream; 2026-07-28 clients through ``subscriptions/listen``.
 In front of it all, ``BearerGate`` refuses any request without a valid token (401). Behind it,
 ``_IdGuard`` answers a request whose ``id`` is neither a string nor an integer (null, a
 fraction, a boolean, ...) with one -32600 error: the SDK's legacy route would take it for a
-notification and answer 202, with no JSON-RPC answer at all. Everything else that does not
+notification and answer 202, with no JSON-RPC answer at all; ``RetryAfter`` adds
+``Retry-After`` to a call the limits gate refused. Everything else that does not
 parse, the SDK answers itself (-32700, or -32602 for a message of the wrong shape). Behind
 the gate, the SDK's transport checks ``Host`` and ``Origin`` against the address actually
 bound (the DNS-rebinding guard): for a listener on a specific address, only that host and
@@ -45,6 +46,7 @@ from toolpool.serve.gateway._bearer import BearerGate, TokenUser, holder_ticket,
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._front import build_server
 from toolpool.serve.gateway._gateway import IDLE_S, Gateway
+from toolpool.serve.gateway._retry_after import RetryAfter
 from toolpool.store import TokenHolder
 
 __all__ = ["HTTP_PATH", "HttpAddress", "http_app", "listen", "rebinding_guard", "url_of"]
@@ -146,7 +148,9 @@ def http_app(gateway: Gateway, host: str, port: int, *, guard: AuthGuard | None 
         # a worker-thread hop per request cost more than the read itself (bench/RESULTS §7).
         return gateway.store.tokens.token_holder(token)
 
-    return BearerGate(_IdGuard(mcp_app), lookup, gateway.views, guard=guard, audit=gateway.store.audit.audit)
+    return BearerGate(
+        _IdGuard(RetryAfter(mcp_app)), lookup, gateway.views, guard=guard, audit=gateway.store.audit.audit
+    )
 
 
 class _IdGuard:

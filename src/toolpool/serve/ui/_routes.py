@@ -260,5 +260,6 @@ def register(app: FastAPI, ui: Ui) -> None:
             day = None if not since else usage_day(since)
         except UsageError as exc:
             raise HTTPException(400, f"since: {exc}") from None
-        page = await _run(usage_page, store, by, day, datetime.now(UTC).date())
+        principals = None if ui.pool is None else ui.pool.config.principals
+        page = await _run(usage_page, store, by, day, datetime.now(UTC).date(), principals)
         return ui.render(request, "usage.html", session, page="usage", usage=page)

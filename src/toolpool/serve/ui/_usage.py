@@ -5,10 +5,12 @@ successful ones) and tokens (tool lists shown, model input, model output).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
+from toolpool.calls import QuotaStanding, quota_standings
+from toolpool.runtime_policy import PrincipalPolicy
 from toolpool.serve.ui._charts import BarChart, stacked_chart
 from toolpool.store import USAGE_KEYS, Store, UsageBy, UsageTotal
 
@@ -27,6 +29,7 @@ class UsagePage:
     totals: tuple[UsageTotal, ...]
     charts: tuple[BarChart, ...]
     choices: tuple[UsageBy, ...] = BY_CHOICES
+    quotas: tuple[QuotaStanding, ...] = ()
 
     @property
     def grand(self) -> UsageTotal:
@@ -34,8 +37,15 @@ class UsagePage:
         return _sum(self.totals)
 
 
-def usage_page(store: Store, by: UsageBy, since: date | None, today: date) -> UsagePage:
-    """The page for ``by`` from ``since`` (default: ``DEFAULT_DAYS`` ago) on."""
+def usage_page(
+    store: Store,
+    by: UsageBy,
+    since: date | None,
+    today: date,
+    principals: Mapping[str, PrincipalPolicy] | None = None,
+) -> UsagePage:
+    """The page for ``by`` from ``since`` (default: ``DEFAULT_DAYS`` ago) on; with the
+    configuration's ``principals``, each one's quota in its current period."""
     since = since if since is not None else today - timedelta(days=DEFAULT_DAYS - 1)
     totals = store.usage.totals(by, since)
     first = min(max(since, today - timedelta(days=CHART_DAYS_MAX - 1)), today)
@@ -62,7 +72,8 @@ def usage_page(store: Store, by: UsageBy, since: date | None, today: date) -> Us
         ],
         lambda label, count, kind: f"{label}: {count} {_TOKEN_KINDS[kind]} tokens",
     )
-    return UsagePage(by, since, USAGE_KEYS[by], tuple(totals), (calls, tokens))
+    quotas = () if not principals else tuple(quota_standings(principals, store, datetime.now(UTC)))
+    return UsagePage(by, since, USAGE_KEYS[by], tuple(totals), (calls, tokens), quotas=quotas)
 
 
 _TOKEN_KINDS = {"list": "tool-list", "input": "model input", "output": "model output"}
