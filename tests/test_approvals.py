@@ -263,3 +263,36 @@ async def test_outside_a_session_an_approval_is_the_ticket_holders(tmp_path: Pat
             )
             ran = await pool.call(pool.snapshot(), WRITE, {"text": "x"}, ticket=ana)
     assert ran.code == "ok"
+
+
+async def test_an_approved_call_that_a_limit_refuses_keeps_its_approval_for_the_retry(tmp_path: Path) -> None:
+    beta = {**BETA_TOOLS, "write_note": {**BETA_TOOLS["write_note"], "approval": "each_call"}}
+    config = write_config(tmp_path, demo_server("demo_beta", "beta", beta, rate="1/min", burst=1))
+    now = [1000.0]
+    async with Pool(config, monotonic=lambda: now[0]) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("demo_beta")
+            assert pool.store is not None
+            session = pool.session("ana", Ticket.allow("beta.*", principal="ana"))
+            approval_id = _pending_id(await session.call(session.snapshot(), WRITE, {"text": "hi"}))
+            pool.store.approvals.approve(approval_id, by="olga", reason="fine")
+            spent = await session.call(session.snapshot(), LOOKUP, {"key": "k1"})
+            assert spent.code == "ok"  # the alias's one token is gone
+            limited = await session.call(session.snapshot(), WRITE, {"text": "hi"})
+            assert limited.code == "rate_limited"
+            kept = pool.store.approvals.get(approval_id)
+            assert kept is not None and kept.state == "approved"  # a refused call spends no approval
+            now[0] += 60
+            ran = await session.call(session.snapshot(), WRITE, {"text": "hi"})
+            assert (ran.code, ran.text) == ("ok", "note-1")
+            used = pool.store.approvals.get(approval_id)
+            assert used is not None and used.state == "used"
+        events = pool.store.audit.audit_events()
+    actions = [event.action for event in events if event.resource == approval_id]
+    assert actions == [
+        "approval.requested",
+        "approval.approved",
+        "approval.used",
+        "approval.given_back",
+        "approval.used",
+    ]

@@ -79,17 +79,17 @@ class CallApprovals:
         permission: Permission,
         arguments: Mapping[str, object],
         why: Why,
-    ) -> Envelope | None:
-        """None when an approval of this very call by ``principal`` (None: the session's) was
-        used now, and the call goes on; else the refusal: ``approval_pending`` (with
-        ``approval_id`` and ``expires_at``) or ``denied``."""
+    ) -> tuple[Envelope | None, str | None]:
+        """``(None, id)`` when the approval ``id`` of this very call by ``principal`` (None: the
+        session's) was used now, and the call goes on; else ``(refusal, None)``:
+        ``approval_pending`` (with ``approval_id`` and ``expires_at``) or ``denied``."""
         if self._store is None:
             return refusal(
                 errors.DENIED,
                 tool.name,
                 f"{tool.name} runs only with a person's approval of each call, and this pool has "
                 "no store to keep approval requests in",
-            )
+            ), None
         binding = ApprovalBinding(
             session_id=session.id,
             principal=session.principal if principal is None else principal,
@@ -109,8 +109,19 @@ class CallApprovals:
                 errors.DENIED,
                 tool.name,
                 f"{tool.name} needs a person's approval, and approvals cannot be read now",
-            )
-        return self._outcome(tool, approval, at)
+            ), None
+        refused = self._outcome(tool, approval, at)
+        return refused, (approval.id if refused is None else None)
+
+    async def give_back(self, approval_id: str | None) -> None:
+        """A call that used ``approval_id`` was refused before it reached its server (by a
+        limit or the breaker): the approval is usable again (a refused call spends none)."""
+        if approval_id is None or self._store is None:
+            return
+        try:
+            await anyio.to_thread.run_sync(self._store.approvals.give_back, approval_id)
+        except UsageError:
+            pass  # the store failed: the approval stays used, and the caller asks again
 
     def _outcome(self, tool: ExposedTool, approval: Approval, at: datetime) -> Envelope | None:
         meta = {"approval_id": approval.id, "expires_at": approval.expires_at.isoformat()}

@@ -257,19 +257,22 @@ class CallPipeline:
         if refused is not None:
             return gate, refused
         assert isinstance(arguments, Mapping)
+        used: str | None = None
         why = approval_reason(tool, permission, asks)
         if why is not None:
             # Outside a session (pool.call), the approval is the ticket holder's.
             who = principal if principal is not None or ticket is None else ticket.principal
-            refused = await self._approvals.check(session, who, tool, permission, arguments, why)
+            refused, used = await self._approvals.check(session, who, tool, permission, arguments, why)
             if refused is not None:
                 return "approval", refused
         permit = await self._limits.admit(tool.alias, tool.remote_name, name, session.principal)
         if isinstance(permit, Envelope):
+            await self._approvals.give_back(used)
             return "limits", permit
         async with permit:  # concurrency slots are held through gates 7-9
             breaker = self._breakers.of(tool.alias)
             if not breaker.admit():
+                await self._approvals.give_back(used)
                 return "breaker", refusal(
                     errors.CIRCUIT_OPEN,
                     name,

@@ -113,6 +113,22 @@ class Approvals:
         with self._db.write() as tx:
             return _use(tx, binding, at or tx.at)
 
+    def give_back(self, approval_id: str) -> bool:
+        """Undo a use whose call then reached no server (a limit or the circuit breaker refused
+        it after the approval was used): a refused call spends no approval. The approval is
+        usable again until it expires; audited as ``approval.given_back``. False when it was
+        not used."""
+        with self._db.write() as tx:
+            changed = tx.connection.execute(
+                update(approvals)
+                .where(approvals.c.id == approval_id, approvals.c.state == "used")
+                .values(state="approved", used_at=None)
+            )
+            if changed.rowcount != 1:
+                return False
+            tx.append("pool", "approval.given_back", approval_id, {})
+            return True
+
     def approve(self, approval_id: str, by: str, reason: str, *, actor: str | None = None) -> Approval:
         """Approve a pending, unexpired request, as ``by`` because of ``reason``; audited as
         ``actor`` (the CLI's user, the admin API's or UI's actor), or as ``by``.
