@@ -21,6 +21,7 @@ nobody could see or decide would only leave the caller waiting.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from datetime import datetime
 from functools import partial
 from typing import Literal
@@ -118,10 +119,9 @@ class CallApprovals:
         limit or the breaker): the approval is usable again (a refused call spends none)."""
         if approval_id is None or self._store is None:
             return
-        try:
+        # If the store fails here, the approval stays used and the caller asks again.
+        with suppress(UsageError):
             await anyio.to_thread.run_sync(self._store.approvals.give_back, approval_id)
-        except UsageError:
-            pass  # the store failed: the approval stays used, and the caller asks again
 
     def _outcome(self, tool: ExposedTool, approval: Approval, at: datetime) -> Envelope | None:
         meta = {"approval_id": approval.id, "expires_at": approval.expires_at.isoformat()}
