@@ -271,3 +271,29 @@ async def test_a_read_retry_goes_through_a_fresh_connection_of_the_same_principa
         assert pool.connected == ("s",) and len(pool.snapshot().tools) == 1
     assert retried["sha256"] == _digest(VALUES["ana"])
     assert recorder.of_kind("mcp.connection_lost") == []  # the alias's tools were never revoked
+
+
+async def test_one_principals_failing_connection_opens_only_that_principals_breaker(tmp_path: Path) -> None:
+    count = tmp_path / "calls.count"
+    spec = write_spec(
+        tmp_path,
+        pages=[[tool_def("whoami")]],
+        whoami_env="TOKEN",
+        call_count_file=str(count),
+        fail_first_calls=1,
+    )
+    table = scripted_server("s", spec, {"whoami": {"action": "whoami", **READ}}, breaker_failures=1)
+    table = table.replace(
+        'env = { "PYTHONCOERCECLOCALE" = "0" }',
+        'env = { "PYTHONCOERCECLOCALE" = "0", "TOKEN" = { secret = "api_token", per_principal = true } }',
+    )
+    config = write_config(tmp_path, table, pool={"store": f"sqlite:///{tmp_path / 'toolpool.db'}"})
+    key = SecretKey.generate()
+    _store_values(config, key)
+    async with Pool(config, secret_key=key) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("s")
+            ana, bob = _session(pool, "ana"), _session(pool, "bob")
+            assert (await _whoami(ana)).code == "mcp_connection_lost"  # ana's server died mid-call
+            assert (await _whoami(ana)).code == "circuit_open"  # ana's breaker opened (threshold 1)
+            assert _who(await _whoami(bob))["sha256"] == _digest(VALUES["bob"])  # bob's calls go on

@@ -60,6 +60,7 @@ class _Inspected:
 
     alive = False
     per_call = False
+    principal = None
 
     def __init__(self, alias: str) -> None:
         self.alias = alias

@@ -74,20 +74,33 @@ class CircuitBreaker:
 
 class Breakers:
     """One breaker per alias, made on first use with the alias's configured threshold and
-    cooldown."""
+    cooldown; for an alias with per-principal connections, one per (alias, principal), so
+    that one principal's failing credentials never pause anyone else's calls."""
 
     def __init__(self, servers: Mapping[str, ServerSpec], clock: Callable[[], float]) -> None:
         self._servers = servers
         self._clock = clock
         self._breakers: dict[str, CircuitBreaker] = {}
+        self._by_principal: dict[tuple[str, str], CircuitBreaker] = {}
 
-    def of(self, alias: str) -> CircuitBreaker:
+    def of(self, alias: str, principal: str | None = None) -> CircuitBreaker:
+        """``alias``'s breaker, or with ``principal`` that principal's own for the alias."""
+        if principal is not None:
+            return self._principals_own(alias, principal)
         breaker = self._breakers.get(alias)
         if breaker is None:
-            spec = self._servers[alias]
-            breaker = CircuitBreaker(spec.breaker_failures, spec.breaker_cooldown_s, self._clock)
-            self._breakers[alias] = breaker
+            breaker = self._breakers[alias] = self._made(alias)
         return breaker
+
+    def _principals_own(self, alias: str, principal: str) -> CircuitBreaker:
+        breaker = self._by_principal.get((alias, principal))
+        if breaker is None:
+            breaker = self._by_principal[alias, principal] = self._made(alias)
+        return breaker
+
+    def _made(self, alias: str) -> CircuitBreaker:
+        spec = self._servers[alias]
+        return CircuitBreaker(spec.breaker_failures, spec.breaker_cooldown_s, self._clock)
 
     def state_of(self, alias: str) -> str:
         """The state of ``alias``'s breaker, without making one (a scrape must not)."""

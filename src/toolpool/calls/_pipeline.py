@@ -270,7 +270,8 @@ class CallPipeline:
             await self._approvals.give_back(used)
             return "limits", permit
         async with permit:  # concurrency slots are held through gates 7-9
-            breaker = self._breakers.of(tool.alias)
+            # A principal's own connection has a breaker of its own (its credentials may fail).
+            breaker = self._breakers.of(tool.alias, link.principal)
             if not breaker.admit():
                 await self._approvals.give_back(used)
                 return "breaker", refusal(

@@ -38,6 +38,11 @@ class Link(Protocol):
         """Whether each call opens a fresh session (so a failed call leaves the link usable)."""
         ...
 
+    @property
+    def principal(self) -> str | None:
+        """The one principal whose connection this is, or None for a link everyone shares."""
+        ...
+
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
@@ -107,6 +112,10 @@ class PersistentLink:
     def per_call(self) -> bool:
         return False
 
+    @property
+    def principal(self) -> str | None:
+        return None
+
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None
     ) -> mcp_types.CallToolResult:
@@ -156,6 +165,10 @@ class PerCallLink:
     @property
     def per_call(self) -> bool:
         return True
+
+    @property
+    def principal(self) -> str | None:
+        return None
 
     async def call(
         self, remote_name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None

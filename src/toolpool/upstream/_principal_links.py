@@ -108,6 +108,10 @@ class PrincipalLinks:
         return False
 
     @property
+    def principal(self) -> str | None:
+        return None  # the alias as a whole; its views are each principal's
+
+    @property
     def principals(self) -> tuple[str, ...]:
         """The principals with an open connection now (for diagnostics)."""
         return tuple(sorted(self._entries))
