@@ -294,6 +294,7 @@ async def test_one_principals_failing_connection_opens_only_that_principals_brea
         with anyio.fail_after(TIMEOUT):
             await pool.connect("s")
             ana, bob = _session(pool, "ana"), _session(pool, "bob")
-            assert (await _whoami(ana)).code == "mcp_connection_lost"  # ana's server died mid-call
+            died = await _whoami(ana)  # ana's server died mid-call
+            assert died.code == "mcp_connection_lost" and "your connection to it was closed" in died.text
             assert (await _whoami(ana)).code == "circuit_open"  # ana's breaker opened (threshold 1)
             assert _who(await _whoami(bob))["sha256"] == _digest(VALUES["bob"])  # bob's calls go on

@@ -54,8 +54,16 @@ def refusal(code: str, name: str, text: str, meta: Mapping[str, Any] | None = No
     return Envelope(ok=False, code=code, text=text, tool=name if len(name) <= _NAME_SHOWN else "", meta=meta)
 
 
-def upstream_failure(code: str, name: str, detail: str = "") -> Envelope:
-    """A call the upstream failed: the server's own words stay in ``audit_detail``."""
+def upstream_failure(code: str, name: str, detail: str = "", *, principal: str | None = None) -> Envelope:
+    """A call the upstream failed: the server's own words stay in ``audit_detail``. With
+    ``principal``, the call went through that principal's own connection: only it was closed,
+    and the tools stay for everyone."""
+    if principal is not None and code in (errors.MCP_TIMEOUT, errors.MCP_CONNECTION_LOST):
+        what = "did not answer in time" if code == errors.MCP_TIMEOUT else "went away during the call"
+        text = (
+            f"the server behind {name} {what}; your connection to it was closed, the next call opens another"
+        )
+        return Envelope(ok=False, code=code, text=text, tool=name, audit_detail=detail[:2000])
     text = {
         errors.MCP_REMOTE_ERROR: f"{name} reported an error; the server's own message is withheld",
         errors.MCP_TIMEOUT: f"{name} did not answer in time; its server was disconnected",

@@ -390,7 +390,8 @@ class CallPipeline:
                 breaker.failed()
                 if exc.envelope_code in _DROPPING:
                     self._revocation.lost(link, str(exc))
-                return "upstream", upstream_failure(exc.envelope_code, tool.name, exc.detail)
+                failure = upstream_failure(exc.envelope_code, tool.name, exc.detail, principal=link.principal)
+                return "upstream", failure
             except BaseException:
                 breaker.abandoned()
                 raise
