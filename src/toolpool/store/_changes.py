@@ -7,12 +7,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Connection, Row, func, insert, select, update
+from sqlalchemy import Connection, Row, func, insert, select, text, update
 
 from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN
 from toolpool.errors import UsageError
 from toolpool.store._codec import canonical, digest, storable
 from toolpool.store._database import Tx
+from toolpool.store._release_listener import RELEASE_CHANNEL
 from toolpool.store._rows import release_content, where_tool
 from toolpool.store._tables import releases, servers, tool_states
 
@@ -83,17 +84,22 @@ def change_tool(
 def write_release(tx: Tx, actor: str, change: str) -> int:
     """Write the next release, with the state as this transaction leaves it; its number."""
     number = release_number(tx.connection) + 1
-    text = canonical(release_content(tx.connection))
+    content = canonical(release_content(tx.connection))
     tx.connection.execute(
         insert(releases).values(
             number=number,
             created_at=tx.at,
             actor=storable(actor),
             change=storable(change),
-            content=text,
-            content_hash=digest(text),
+            content=content,
+            content_hash=digest(content),
         )
     )
+    if tx.connection.dialect.name == "postgresql":
+        # Delivered at commit, only if it commits: every pool's cached gate 3 looks again.
+        tx.connection.execute(
+            text("SELECT pg_notify(:channel, current_schema())"), {"channel": RELEASE_CHANNEL}
+        )
     return number
 
 

@@ -24,6 +24,7 @@ from toolpool.store import _audit_chain
 from toolpool.store._audit_chain import AuditKey, Head
 from toolpool.store._codec import now, plain
 from toolpool.store._crypto import SecretKey
+from toolpool.store._enabled_cache import EnabledCache
 from toolpool.store._engine import READ_ONLY
 from toolpool.store._gate import Gate
 from toolpool.store._tables import secrets, store_head
@@ -77,6 +78,8 @@ class Database:
         self.key = key
         self.audit_key = None if key is None else AuditKey(key)
         self.gate = Gate(engine)
+        self.commits = 0  # write transactions this process committed: the cache's own signal
+        self.cached = EnabledCache(engine, self.gate, lambda: self.commits)
         self._redactor: tuple[int, Redactor] | None = None
         self._closed = False
 
@@ -90,6 +93,7 @@ class Database:
         if self._closed:
             return
         self._closed = True
+        self.cached.close()
         self.gate.close()
         self.engine.dispose()
 
@@ -143,6 +147,7 @@ class Database:
             try:
                 yield Tx(connection, head, now(), self)
                 connection.commit()
+                self.commits += 1
             finally:
                 connection.close()  # rolls back what was not committed
 

@@ -2,8 +2,9 @@
 
 ``ConfigEnablement`` answers from the configuration (``enabled = true`` on a tool, with a write
 approval for a ``write`` tool) plus changes made at run time in this process;
-``StoreEnablement`` answers from the database at every call, so another process's
-``toolpool disable`` takes effect on the next call. Both enable by R9's table.
+``StoreEnablement`` answers from the store's memory of it (``store.cached``), which follows
+every commit: another process's ``toolpool disable`` takes effect on the next call (SQLite),
+or within a bounded time (PostgreSQL, see ``toolpool.store._enabled_cache``). Both enable by R9's table.
 """
 
 from __future__ import annotations
@@ -78,12 +79,11 @@ class StoreEnablement:
     """Gate 3 from the store; ``version`` (the release number) follows every change."""
 
     def __init__(self, store: Store) -> None:
-        self._releases = store.releases
-        self._tools = store.tools
+        self._cached = store.cached
 
     @property
     def version(self) -> int:
-        return self._releases.version
+        return self._cached.release
 
     def is_enabled(self, alias: str, remote_name: str) -> bool:
-        return self._tools.is_enabled(alias, remote_name)
+        return self._cached.is_enabled(alias, remote_name)

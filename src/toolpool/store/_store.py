@@ -21,6 +21,7 @@ from toolpool.store._audit import Audit
 from toolpool.store._calls import Calls
 from toolpool.store._crypto import SecretKey
 from toolpool.store._database import Database, reason
+from toolpool.store._enabled_cache import EnabledCache
 from toolpool.store._engine import connect_engine, migrate, parse_url
 from toolpool.store._pins import ToolPins
 from toolpool.store._releases import Releases, ensure_first_release
@@ -41,6 +42,9 @@ class Store:
 
     tools: Tools
     """Gate 3 (``is_enabled``), imports, the configuration's policy, enabling (R9), eras."""
+    cached: EnabledCache
+    """Gate 3 and the release number from memory, asked again on a change signal: what a
+    pool and the gateway read at every call and request."""
     pins: ToolPins
     """Approved definitions (R7); ``as_pins(actor)`` is the vetting layer's ``Pins``."""
     releases: Releases
@@ -62,6 +66,7 @@ class Store:
         """Use ``Store.open``: it migrates the database first."""
         self._db = database
         self.tools = Tools(database)
+        self.cached = database.cached
         self.pins = ToolPins(database)
         self.releases = Releases(database)
         self.secrets = Secrets(database)

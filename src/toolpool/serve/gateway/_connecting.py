@@ -68,7 +68,7 @@ class Connector:
             return frozenset()
         if not fresh and self._wanted is not None:
             return self._wanted[1]
-        version = store.releases.version
+        version = store.cached.release
         if self._wanted is None or self._wanted[0] != version:
             callable_now = {state.alias for state in store.tools.tool_states() if state.callable}
             enabled = {alias for alias, spec in self._config.servers.items() if spec.enabled}

@@ -160,7 +160,7 @@ class Gateway:
         def make() -> ClientView:
             return ClientView(
                 lambda: self.pool.session(principal, ticket),
-                release=(lambda: self.store.releases.version) if follow_release else None,
+                release=(lambda: self.store.cached.release) if follow_release else None,
                 prunable=prunable,
             )
 
@@ -198,7 +198,7 @@ class Gateway:
     async def _refresh(self) -> None:
         """Tell the clients whose view changed, if anything that views depend on changed."""
         try:
-            marker = (self.pool.snapshot().version, self.store.releases.version)
+            marker = (self.pool.snapshot().version, self.store.cached.release)
         except UsageError as error:
             self._store_trouble(error)
             return
