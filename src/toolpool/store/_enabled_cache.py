@@ -1,7 +1,7 @@
 """Gate 3 and the release number from memory, asked of the store again only on a change signal.
 
 Every change to what is enabled commits a new release in the same transaction
-(``write_release``), so the newest release — its number and its content hash — says whether
+(``write_release``), so the newest release — its number and the moment it was made — says whether
 any answer may have changed. A cheap *stamp* says whether the newest release may have:
 
 - SQLite: ``PRAGMA data_version`` on a connection of the cache's own; it changes whenever
@@ -38,7 +38,10 @@ __all__ = ["EnabledCache"]
 
 # Answers kept between two releases; more distinct (alias, tool) pairs than this start over.
 _MAX_ANSWERS = 1 << 18
-_HEAD_SQL = "SELECT number, content_hash FROM releases ORDER BY number DESC LIMIT 1"
+# Not content_hash: it is stored after the content, so reading it walks the content's
+# overflow pages (megabytes with many tools); the moment tells two releases of one number apart.
+_DATA_VERSION_SQL = "PRAGMA data_version"
+_HEAD_SQL = "SELECT number, created_at FROM releases ORDER BY number DESC LIMIT 1"
 
 
 class _Source(Protocol):
@@ -162,7 +165,7 @@ class DataVersion:
                 raise FileNotFoundError(self._path)
             self._reopen()
             self._identity = identity
-        return (identity, self._connection.execute("PRAGMA data_version").fetchone()[0])
+        return (identity, self._connection.execute(_DATA_VERSION_SQL).fetchone()[0])
 
     def fetchone(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
         return self._connection.execute(sql, parameters).fetchone()
