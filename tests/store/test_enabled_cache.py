@@ -1,7 +1,8 @@
-"""Gate 3 and the release number from memory (``store.cached``), never stale: on SQLite every
-answer follows every commit made before it was asked, whichever process made it; on
-PostgreSQL another process's change is seen within a bounded wait (its NOTIFY), this
-process's own at once, and a dropped listening connection falls back to polling and recovers.
+"""Gate 3 and the release number of the pool and the gateway (``store.cached``), never stale:
+on SQLite every answer follows every commit made before it was asked, whichever process made
+it; on PostgreSQL (answers from memory) another process's change is seen within a bounded
+wait (its NOTIFY), this process's own at once, and a dropped listening connection falls back
+to polling and recovers.
 """
 
 from __future__ import annotations
@@ -110,25 +111,6 @@ def test_a_closed_store_refuses_gate3_from_memory(store: Store) -> None:
     store.close()
     with pytest.raises(Exception, match="closed"):
         store.cached.is_enabled("demo", "lookup")
-
-
-def test_a_sqlite_store_created_again_at_its_path_is_never_answered_from_the_old_one(
-    tmp_path: Path, key: SecretKey
-) -> None:
-    path = tmp_path / "toolpool.db"
-    with Store.open(f"sqlite:///{path}", key=key) as store:
-        _demo(store)
-        assert store.cached.is_enabled("demo", "lookup")
-        for leftover in tmp_path.glob("toolpool.db*"):
-            leftover.unlink()
-        assert not store.cached.is_enabled("demo", "lookup")  # no file: closed, none created
-        assert not path.exists()
-        with Store.open(f"sqlite:///{path}", key=key) as fresh:
-            fresh.tools.record_import("demo", [imported("lookup")], actor="bo")  # disabled (R9)
-            assert not store.cached.is_enabled("demo", "lookup")
-            fresh.tools.sync_policy("demo", {"lookup": read("demo.lookup", enabled=True)})
-            assert store.cached.is_enabled("demo", "lookup")
-            assert store.cached.release == fresh.releases.version
 
 
 def test_a_sqlite_store_restored_to_another_state_with_the_same_release_number_is_seen(

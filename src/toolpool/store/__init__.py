@@ -6,7 +6,10 @@ tables are created and upgraded by Alembic migrations shipped in this package, o
 ``Store.open``. Rule R9 (imported tools start disabled; only ``read`` tools are enabled
 directly; a ``write`` tool needs an approval with who, when and why) is a CHECK constraint in
 the database, not only Python (``toolpool.enablement`` holds the rule's table). Gate 3 of the
-call pipeline is ``store.tools.is_enabled``.
+call pipeline is ``store.tools.is_enabled`` (one query) or, in a pool and the gateway,
+``store.cached.is_enabled``: the same answer from memory, asked again whenever the store
+signals a change (SQLite: ``PRAGMA data_version``, never stale; PostgreSQL: ``NOTIFY`` with a
+poll fallback, stale by a bounded time).
 
     key = SecretKey.generate()
     store = Store.open("sqlite:///toolpool.db", key=key)
@@ -15,7 +18,7 @@ call pipeline is ``store.tools.is_enabled``.
     assert store.tools.is_enabled("demo_alpha", "lookup")
     store.close()
 
-A ``Store`` holds one concern per attribute over one database: ``tools``, ``pins``,
+A ``Store`` holds one concern per attribute over one database: ``tools``, ``cached``, ``pins``,
 ``releases``, ``secrets``, ``audit``, ``calls``, ``usage`` (the usage ledger, written with
 the call records), ``tokens`` and ``approvals`` (approvals of single calls). On the pool's side of the
 store: gate 3's two answers (``ConfigEnablement``, ``StoreEnablement``), pins that take the

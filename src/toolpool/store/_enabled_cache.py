@@ -1,28 +1,28 @@
-"""Gate 3 and the release number from memory, asked of the store again only on a change signal.
+"""Gate 3 and the release number for the pool and the gateway: from memory on PostgreSQL,
+asked again only on a change signal; by one query each on SQLite, where that is cheaper.
 
-Every change to what is enabled commits a new release in the same transaction
-(``write_release``), so the newest release — its number and the moment it was made — says whether
-any answer may have changed. A cheap *stamp* says whether the newest release may have:
+PostgreSQL: every change to what is enabled commits a new release in the same transaction
+(``write_release``), which sends a ``NOTIFY``. A *stamp* — the count of those notifications
+(``ReleaseListener``) and this process's own commits — says whether the newest release may
+have changed; only then is it read (its number and the moment it was made), and when it
+differs from the one remembered, the remembered answers are forgotten and each (alias, tool)
+is asked again on its next use, one indexed row each: a change never reloads the whole set,
+whatever its size. Another process's change is seen within a notification's delivery, at
+most ``FALLBACK_POLL_S`` while the listener is down, ``SAFETY_POLL_S`` if notifications are
+lost silently (see ``_release_listener``); this process's own changes at once.
 
-- SQLite: ``PRAGMA data_version`` on a connection of the cache's own; it changes whenever
-  another connection (another process, or this process's writer) committed, and the file's
-  identity (device, inode) catches a store that was deleted and created again. Nothing is
-  stale: every answer follows every commit made before it was asked.
-- PostgreSQL: a count of the ``NOTIFY`` every release sends (``ReleaseListener``), plus this
-  process's own commits; see ``_release_listener`` for the bounded staleness of other
-  processes' changes (a notification's delivery; at most ``FALLBACK_POLL_S`` while the
-  listener is down, ``SAFETY_POLL_S`` if notifications are lost silently).
+SQLite: the signal would be ``PRAGMA data_version`` (it changes when another connection
+commits), but measured through Python's sqlite3 it costs 70 % of the indexed query itself,
+and after any commit (a call record, an audit event) the newest release must be read too:
+the memory path was 1.2x the query with nothing written and 2x under a writer
+(``bench/gate3_store.py``). So each answer is one query on the gate's connection, which is
+never stale: every answer follows every commit made before it was asked.
 
-When the stamp moved, the newest release is read; when it differs from the one remembered,
-the remembered answers are forgotten and each (alias, tool) is asked again on its next use,
-one indexed row each — a change never reloads the whole set, whatever its size. If the
-database cannot answer, gate 3 answers False (fails closed) and ``release`` raises.
+If the database cannot answer, gate 3 answers False (fails closed) and ``release`` raises.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol
@@ -30,7 +30,6 @@ from typing import Any, Protocol
 from sqlalchemy import Engine
 
 from toolpool.errors import UsageError
-from toolpool.store._engine import raw_connection
 from toolpool.store._gate import Gate
 from toolpool.store._release_listener import ReleaseListener
 
@@ -40,7 +39,6 @@ __all__ = ["EnabledCache"]
 _MAX_ANSWERS = 1 << 18
 # Not content_hash: it is stored after the content, so reading it walks the content's
 # overflow pages (megabytes with many tools); the moment tells two releases of one number apart.
-_DATA_VERSION_SQL = "PRAGMA data_version"
 _HEAD_SQL = "SELECT number, created_at FROM releases ORDER BY number DESC LIMIT 1"
 
 
@@ -54,10 +52,14 @@ class EnabledCache:
     """``store.cached``: gate 3 (``is_enabled``) and the release number (``release``), never
     stale on SQLite and stale by a bounded time on PostgreSQL; thread-safe."""
 
+    _direct: bool
+    """SQLite: every answer is one query (see the module's docstring)."""
+
     def __init__(self, engine: Engine, gate: Gate, commits: Callable[[], int]) -> None:
         self._engine = engine
         self._gate = gate
         self._commits = commits
+        self._direct = engine.dialect.name == "sqlite"
         self._source: _Source | None = None  # opened on first use: CLI commands never pay
         self._lock = threading.Lock()
         self._stamp: Hashable = object()  # equal to no stamp: the first use reads the release
@@ -72,6 +74,8 @@ class EnabledCache:
         Raises:
             UsageError: the store is closed or the database cannot answer.
         """
+        if self._direct:
+            return int(self._query(self._gate.version_sql, ()) or 0)
         with self._lock:
             head = self._fresh()
         if head is None:
@@ -86,6 +90,15 @@ class EnabledCache:
             UsageError: the store is closed.
         """
         key = (alias, name)
+        if self._direct:
+            if self._closed:
+                raise UsageError("the store is closed")
+            try:
+                return self._gate.fetchone(self._gate.enabled_sql, key) is not None
+            except UsageError:
+                raise
+            except Exception:
+                return False
         with self._lock:
             if self._fresh() is None:
                 return False
@@ -132,6 +145,22 @@ class EnabledCache:
         self._stamp = stamp
         return head
 
+    def _query(self, sql: str, parameters: tuple[str, ...]) -> Any:
+        """The first column of ``sql``'s first row (None without one), on the gate's connection.
+
+        Raises:
+            UsageError: the store is closed, or the database cannot answer (twice).
+        """
+        if self._closed:
+            raise UsageError("the store is closed")
+        try:
+            row = self._gate.fetchone(sql, parameters)
+        except UsageError:
+            raise
+        except Exception as exc:
+            raise UsageError(f"the store cannot answer: {type(exc).__name__}") from exc
+        return None if row is None else row[0]
+
     def _forget(self) -> None:
         self._stamp, self._head = object(), None
         self._answers.clear()
@@ -140,52 +169,8 @@ class EnabledCache:
         if self._closed:
             raise UsageError("the store is closed")
         if self._source is None:
-            if self._engine.dialect.name == "sqlite":
-                self._source = DataVersion(self._engine, self._engine.url.database)
-            else:
-                self._source = Notified(self._engine, self._gate, self._commits)
+            self._source = Notified(self._engine, self._gate, self._commits)
         return self._source
-
-
-class DataVersion:
-    """SQLite's signal: ``PRAGMA data_version`` and the file's identity, on one connection of
-    its own (``data_version`` compares only within one connection); the cache's reads run on
-    it too, so a store created again at the same path is read from the new file."""
-
-    def __init__(self, engine: Engine, path: str | None) -> None:
-        self._engine = engine
-        self._path = path if path and not path.startswith("file:") else None
-        self._identity = self._file()
-        self._connection: Any = raw_connection(engine)
-
-    def stamp(self) -> Hashable:
-        identity = self._file()
-        if identity != self._identity:  # another file now: its data_version starts afresh
-            if identity is None:  # no file: refuse, rather than let SQLite create an empty one
-                raise FileNotFoundError(self._path)
-            self._reopen()
-            self._identity = identity
-        return (identity, self._connection.execute(_DATA_VERSION_SQL).fetchone()[0])
-
-    def fetchone(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
-        return self._connection.execute(sql, parameters).fetchone()
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):  # closing a connection that already broke
-            self._connection.close()
-
-    def _file(self) -> tuple[int, int] | None:
-        if self._path is None:
-            return None
-        try:
-            found = os.stat(self._path)
-        except OSError:
-            return None  # gone: the next read fails, and gate 3 with it (closed)
-        return (found.st_dev, found.st_ino)
-
-    def _reopen(self) -> None:
-        self.close()
-        self._connection = raw_connection(self._engine)
 
 
 class Notified:
