@@ -8,20 +8,20 @@ Arms, interleaved in blocks with the order rotating every round, each call timed
 CPU time per call over each arm's blocks):
 
 - ``store.tools.is_enabled`` for an enabled tool, and for a disabled one (one query);
-- ``store.cached.is_enabled``, which a pool calls: ``PRAGMA data_version`` and memory;
-- ``store.releases.version`` (a query), and ``store.cached.release`` (memory after the signal);
+- ``store.cached.is_enabled``, which a pool calls (on SQLite the same query: see
+  ``toolpool.store._enabled_cache`` for why; on PostgreSQL memory after the NOTIFY count);
+- ``store.releases.version`` (a query), and ``store.cached.release``;
 - ``PRAGMA data_version`` alone, on a plain connection, and ``os.stat`` of the file: the
   two parts of the signal;
 - baseline: the very query ``is_enabled`` runs, on a plain ``sqlite3`` connection to the file;
 - baseline: the cheapest lookup there is, ``enabled`` by primary key, on that connection;
 - in situ: the query and the memory arms while another process appends audit events as fast
   as it can (WAL: readers do not wait for the writer), as a pool's recorder does after each
-  call: ``data_version`` moves before nearly every call, so the memory arm reads the newest
-  release's head each time too.
+  call.
 
-Then, in a store of C tools (default 100,000, half enabled): the first ``store.cached``
-answer after a release change (the head read, the answers forgotten, one row read), against
-loading the whole enabled set again (the alternative design).
+With ``--postgres``, in a store of C tools there (default 100,000, half enabled): the first
+``store.cached`` answer after a release change (the head read, the answers forgotten, one
+row read), against loading the whole enabled set again (the alternative design).
 
 Goal: median of ``store.tools.is_enabled`` <= 50 µs on SQLite. ``--postgres URL`` repeats the
 store and raw arms on PostgreSQL (a fresh schema, dropped afterwards); no goal there.
@@ -84,12 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="toolpool-bench-") as scratch:
         path = Path(scratch, "toolpool.db")
         results["sqlite"] = _bench_sqlite(path, args.tools, args.calls)
-    if args.change_tools:
-        with tempfile.TemporaryDirectory(prefix="toolpool-bench-") as scratch:
-            results["after_a_change"] = _bench_change(Path(scratch, "toolpool.db"), args.change_tools)
     if args.postgres:
         with _pg_schema(args.postgres) as url:
             results["postgresql"] = _bench_postgres(url, args.tools, args.calls)
+        if args.change_tools:
+            with _pg_schema(args.postgres) as url:
+                results["after_a_change"] = _bench_change(url, args.change_tools)
     if args.json:
         print(json.dumps(results, indent=2))
     else:
@@ -162,13 +162,13 @@ def _bench_sqlite(path: Path, tools: int, calls: int) -> dict[str, Any]:
     return result
 
 
-def _bench_change(path: Path, tools: int) -> dict[str, Any]:
+def _bench_change(url: str, tools: int) -> dict[str, Any]:
     """The first cached answer after each of ``_CHANGES`` release changes, against reloading
     the whole enabled set once per change."""
-    with Store.open(f"sqlite:///{path}") as store:
+    with Store.open(url) as store:
         enabled, _ = _populate(store, tools)
         other = (enabled[0], "tool00000")
-        raw = sqlite3.connect(path, isolation_level=None)
+        raw = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1), autocommit=True)
         try:
             first: list[int] = []
             reload: list[int] = []
@@ -179,7 +179,7 @@ def _bench_change(path: Path, tools: int) -> dict[str, Any]:
                 assert store.cached.is_enabled(*enabled)
                 first.append(time.perf_counter_ns() - start)
                 start = time.perf_counter_ns()
-                size = len(frozenset(raw.execute(ENABLED_SET_SQL)))
+                size = len(frozenset(raw.execute(ENABLED_SET_SQL).fetchall()))
                 reload.append(time.perf_counter_ns() - start)
         finally:
             raw.close()
@@ -335,7 +335,7 @@ def _parser() -> argparse.ArgumentParser:
         "--change-tools",
         type=int,
         default=100_000,
-        help="tools in the store of the after-a-change arms (default 100000; 0 skips them)",
+        help="tools in the PostgreSQL store of the after-a-change arms (default 100000; 0 skips them)",
     )
     parser.add_argument("--postgres", metavar="URL", help="also measure this PostgreSQL (a fresh schema)")
     parser.add_argument("--json", action="store_true", help="one JSON document instead of tables")
