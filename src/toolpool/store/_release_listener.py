@@ -35,8 +35,9 @@ FALLBACK_POLL_S = 0.1
 # connection failing visibly (a silent network, a writer that never notifies) costs at most
 # this much staleness.
 SAFETY_POLL_S = 2.0
-# How often the listening thread looks up from waiting to see whether it should stop.
-_WAKE_S = 0.25
+# How often the listening thread looks up from waiting to see whether it should stop: closing
+# a store waits up to this long for it.
+_WAKE_S = 0.1
 _FIRST_BACKOFF_S = 0.05
 _MAX_BACKOFF_S = 2.0
 # Closing waits this long for the thread; it is a daemon, so a stuck one never holds the exit.
