@@ -192,29 +192,29 @@ async def serve_stdio(
 async def _wire(
     stdin: _Pipe, stdout: _Pipe, front: LeanFront | None
 ) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    tuple[
+        MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage | bytes]
+    ]
 ]:
     """The server's two streams over the pipes: one message per line each way. A line that is
-    not a message is answered here, through the same writer; the lean front's answers take
-    the same lock, so answers never interleave."""
+    not a message is answered here, and the lean front's answers (lines already encoded) are
+    written, through the same queue as the server's, one writer: answers never interleave, and
+    what the reader answers comes out in the order the lines came in."""
     inbound, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, outbound = anyio.create_memory_object_stream[SessionMessage](0)
+    write_stream, outbound = anyio.create_memory_object_stream[SessionMessage | bytes](0)
     answers = write_stream.clone()
-    writing = anyio.Lock()
-
-    async def write_line(data: bytes) -> None:
-        async with writing:
-            await stdout.write(data)
 
     async def read() -> None:
-        async with inbound, answers:
+        # The lean front's calls run in their own group, so the queue stays open for their
+        # answers until the last has ended.
+        async with inbound, answers, anyio.create_task_group() as calls:
             async for line in _Lines(stdin):
                 hot = None if front is None or line is None else front.take(line)
                 if hot is not None and front is not None:
                     if hot.method == "tools/call":
-                        tasks.start_soon(front.answer, hot, write_line)
+                        calls.start_soon(front.answer, hot, answers.send)
                     else:
-                        await front.answer(hot, write_line)
+                        await front.answer(hot, answers.send)
                     continue
                 message = _TOO_LONG if line is None else _message(line)
                 if isinstance(message, JSONRPCError):
@@ -227,9 +227,12 @@ async def _wire(
     async def write() -> None:
         async with outbound:
             async for message in outbound:
+                if isinstance(message, bytes):
+                    await stdout.write(message)
+                    continue
                 if front is not None and isinstance(message.message, JSONRPCResponse):
                     front.era.outbound(message.message.id, message.message.result)
-                await write_line(_encoded(message))
+                await stdout.write(_encoded(message))
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(read)
