@@ -6,7 +6,7 @@ number, a JSON object) match none of them. ``fast_findings`` proves that first, 
 - the word-list detectors (instructions, exfiltration, shadowing) report nothing unless one of
   their ``TRIGGERS`` matches. All triggers are indexed once by their needles, so a text consults
   only the lists that its words and substrings can reach, each through ``Doc.finditer``: the
-  call the detectors make, on the document they would build;
+  call the detectors make, on the document they read (``screen_text`` builds it once, for both);
 - look-alike letters, encoded runs and rot13 lead to a second reading of the text, so a text
   with any of them goes to the full screen as well.
 
@@ -18,17 +18,17 @@ detector, a word list or a pattern is added to the screener without this module 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from toolpool.vetting.screener import _directives, _exfil, _shadowing
 from toolpool.vetting.screener._chars import character_findings
 from toolpool.vetting.screener._decode import decoded_payloads
-from toolpool.vetting.screener._doc import Doc, Part
-from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, text_fields
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._soft import soft_findings
-from toolpool.vetting.screener._text import disguise, fold, may_be_rot13
+from toolpool.vetting.screener._text import disguise, may_be_rot13
 from toolpool.vetting.screener._vocab import Vocab
 
 __all__ = ["FAST_MAX_CHARS", "TRIGGERS", "Triggers", "fast_findings"]
@@ -88,21 +88,18 @@ def _marker(needle: str) -> str:
     return next((char for char in needle if not ("a" <= char <= "z" or char == " ")), "")
 
 
-TRIGGERS = Triggers((*_directives.TRIGGERS, *_exfil.TRIGGERS, *_shadowing.TRIGGERS))
+TRIGGERS = Triggers((*_exfil.TRIGGERS, *_directives.TRIGGERS, *_shadowing.TRIGGERS))
 
 
-def fast_findings(text: str) -> list[Finding] | None:
+def fast_findings(text: str, fields: Sequence[Field], doc: Doc) -> list[Finding] | None:
     """The findings ``screen_text`` makes of ``text``, or None: screen it in full.
 
-    None says nothing about the text being suspicious, only that a word list may match.
+    ``fields`` and ``doc`` are the ones the full screen reads (``text_fields(text)`` and its
+    document). None says nothing about the text being suspicious, only that a word list may match.
     """
     if len(text) > FAST_MAX_CHARS:
         return None
-    (field,) = text_fields(text).fields
-    if disguise(field.text) or next(decoded_payloads(field.text), None) is not None:
-        return None
-    doc = Doc.build([Part(field.where, fold(field.text), field.prop)])
-    if may_be_rot13(doc.word_keys()) or TRIGGERS.match(doc):
+    if any(_read_again(field) for field in fields) or may_be_rot13(doc.word_keys()) or TRIGGERS.match(doc):
         return None
     # The full screen's order: characters, then markup, tools named as such, soft signals.
     findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
@@ -110,3 +107,10 @@ def fast_findings(text: str) -> list[Finding] | None:
     findings += _shadowing.mention_findings(doc, "", frozenset())
     findings += soft_findings(doc)
     return findings
+
+
+def _read_again(field: Field) -> bool:
+    """Whether the full screen reads ``field`` a second time: look-alikes unfolded, or decoded."""
+    if field.kind != "prose":
+        return False
+    return bool(disguise(field.text)) or next(decoded_payloads(field.text), None) is not None

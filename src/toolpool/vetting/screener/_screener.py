@@ -67,11 +67,12 @@ class RuleScreener:
 
     def screen_text(self, text: str) -> Verdict:
         """Screen a result text; links and addresses are normal here, instructions are not."""
-        findings = fast_findings(text) if self._fast_path else None
+        walk = text_fields(text)
+        doc = _document(walk.fields)
+        findings = fast_findings(text, walk.fields, doc) if self._fast_path else None
         if findings is None:
-            walk = text_fields(text)
             findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
-            findings += _screen(walk.fields, "text", "", frozenset(), characters=False)
+            findings += _screen(walk.fields, "text", "", frozenset(), characters=False, doc=doc)
         return self._verdict(findings, "text")
 
     def _verdict(self, findings: Iterable[Finding], mode: Mode) -> Verdict:
@@ -91,13 +92,14 @@ def _screen(
     *,
     characters: bool = True,
     description: str = "",
+    doc: Doc | None = None,
 ) -> list[Finding]:
+    """Every detector's findings; ``doc`` is ``_document(fields)`` if the caller built it already."""
     findings: list[Finding] = []
     if characters:
         for field in fields:
             findings += character_findings(field.text, field.where, mode)
-    parts = [_part(field) for field in fields if field.kind != "raw"]
-    doc = Doc.build(parts)
+    doc = _document(fields) if doc is None else doc
     hits = SentenceHits(doc)
     findings += _phrases(doc, own, peers, hits)
     findings += soft_findings(doc)
@@ -109,6 +111,11 @@ def _screen(
             findings += _encoded(field, mode)
     findings += _rot13(doc, findings, mode)
     return findings
+
+
+def _document(fields: Sequence[Field]) -> Doc:
+    """The document the phrase detectors read: every field but machine syntax, folded."""
+    return Doc.build([_part(field) for field in fields if field.kind != "raw"])
 
 
 def _part(field: Field) -> Part:
