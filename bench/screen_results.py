@@ -1,4 +1,4 @@
-"""Gate 9's result screening: the fast path (``fast_findings``) against every detector, in one run.
+"""Gate 9's result screening: the fast path (``quiet_findings``) against every detector, in one run.
 
     .venv/bin/python bench/screen_results.py [--rounds N] [--json]
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from _report import Table, machine, render
 from toolpool.vetting.screener import RuleScreener
-from toolpool.vetting.screener._fast import FAST_MAX_CHARS, fast_findings
+from toolpool.vetting.screener._fast import FAST_MAX_CHARS, quiet_findings
 from toolpool.vetting.screener._fields import text_fields
 from toolpool.vetting.screener._screener import _document
 
@@ -65,7 +65,7 @@ def cpu_us_per_call(call: Callable[[], object], calls: int) -> float:
 
 def answered(text: str) -> bool:
     walk = text_fields(text)
-    return fast_findings(text, walk.fields, _document(walk.fields)) is not None
+    return quiet_findings(walk.fields, _document(walk.fields), "text", "", frozenset()) is not None
 
 
 def measure(text: str, rounds: int) -> dict[str, Any]:

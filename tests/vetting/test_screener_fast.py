@@ -1,5 +1,6 @@
-"""Gate 9's fast path: ``screen_text`` gives the very verdict of the full screen, whichever path
-answers, and the fast path knows every detector, word list and pattern of the full screen."""
+"""The screener's fast path (gate 9 and R5): ``screen_text`` and ``screen_tool`` give the very
+verdict of the full screen, whichever path answers, and the fast path knows every detector, word
+list and pattern of the full screen."""
 
 from __future__ import annotations
 
@@ -19,18 +20,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.vetting.test_screener_datasets import labelled_peers, published
+from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import (
     RuleScreener,
     _directives,
     _exfil,
     _hits,
     _markup,
+    _params,
     _screener,
     _shadowing,
     _soft,
 )
 from toolpool.vetting.screener._doc import Doc, Part
-from toolpool.vetting.screener._fast import FAST_MAX_CHARS, TRIGGERS, Triggers, fast_findings
+from toolpool.vetting.screener._fast import FAST_MAX_CHARS, TOOL_TRIGGERS, TRIGGERS, Triggers, quiet_findings
 from toolpool.vetting.screener._fields import text_fields
 from toolpool.vetting.screener._vocab import Vocab
 
@@ -44,7 +48,7 @@ _PACKAGE = "toolpool.vetting.screener"
 def answered(text: str) -> bool:
     """Whether the fast path gives the verdict on ``text`` (else the full screen does)."""
     walk = text_fields(text)
-    return fast_findings(text, walk.fields, _screener._document(walk.fields)) is not None
+    return quiet_findings(walk.fields, _screener._document(walk.fields), "text", "", frozenset()) is not None
 
 
 def same_verdict(text: str) -> None:
@@ -184,6 +188,30 @@ def test_gate9_the_fast_path_gives_the_full_screens_verdict_near_its_length_boun
     same_verdict(text)
 
 
+names = st.sampled_from(["lookup", "read_file", "send_email", "get-weather", "fetch"]) | st.text(max_size=24)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | results,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(results | names, children, max_size=3),
+    max_leaves=12,
+)
+schemas = st.builds(
+    lambda properties, extra: {"type": "object", "properties": properties, **extra},
+    st.dictionaries(
+        names, st.dictionaries(st.sampled_from(["type", "description", "enum", "title"]), json_values)
+    ),
+    st.dictionaries(st.sampled_from(["description", "x-note", "$comment"]), results, max_size=2),
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names, results, schemas, st.lists(names, max_size=4))
+def test_r5_the_fast_path_gives_the_full_screens_verdict_on_any_definition(
+    name: str, description: str, schema: dict[str, Any], peers: list[str]
+) -> None:
+    tool = PublishedTool(name, description, schema, annotations={"title": description[:20]})
+    assert FAST.screen_tool(tool, peers) == FULL.screen_tool(tool, peers)
+
+
 def test_gate9_the_fast_path_answers_for_ordinary_results_and_hands_on_the_rest() -> None:
     for text in ["hello", "42", '{"ok": true, "temp_c": 21.5}', "\x1b[32mPASS\x1b[0m 3 tests", "\u202eabc"]:
         assert answered(text), text
@@ -235,6 +263,19 @@ def _test_literals() -> list[str]:
     return texts
 
 
+def test_r5_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_definition() -> None:
+    if not DATASETS.is_dir():
+        pytest.skip(f"{DATASETS} is not here (the shared data sets sit beside the repository)")
+    rows = []
+    for path in [HERE / "screener_heldout.jsonl", *sorted(DATASETS.glob("*/normalized.jsonl"))]:
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    everyone = frozenset(_strings([row.get("name") for row in rows] + [row.get("server") for row in rows]))
+    for row in rows:
+        tool = published(row)
+        for peers in (labelled_peers(row), everyone - {tool.name}, frozenset()):
+            assert FAST.screen_tool(tool, peers) == FULL.screen_tool(tool, peers), row.get("id")
+
+
 def test_gate9_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_and_test_text() -> None:
     if not DATASETS.is_dir():
         pytest.skip(f"{DATASETS} is not here (the shared data sets sit beside the repository)")
@@ -272,12 +313,11 @@ def _is_rule(value: object) -> bool:
 # detectors as they are, and knows that every finding of the three detectors below starts at a
 # match of one of ``TRIGGERS``. A change here needs a look at ``_fast`` first.
 _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
-    _screener.RuleScreener.screen_text: {
-        *("_document", "_screen", "character_findings", "fast_findings", "text_fields"),
-    },
+    _screener.RuleScreener.screen_text: {"_screen", "character_findings", "text_fields"},
+    _screener.RuleScreener.screen_tool: {"Finding", "_as_set", "_screen", "tool_fields"},
     _screener._screen: {
-        *("Doc", "Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),
-        *("parameter_findings", "soft_findings", "_disguised", "_encoded", "_rot13"),
+        *("Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),
+        *("parameter_findings", "quiet_findings", "soft_findings", "_disguised", "_encoded", "_rot13"),
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),
@@ -300,6 +340,16 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         *("Doc", "Finding", "_BLOCK_SERVER", "_CHANGE_PAYEE", "_INSTEAD_OF", "_REDEFINE", "_REDIRECT"),
         *("_REDIRECTING", "_REPLACE_OUTPUT", "_SELF_PROMOTION", "_SUPERSEDES", "_WHEN_CALLED", "_budget"),
         *("_found", "_names_other", "mention_findings"),
+    },
+    # Tools only: parameters that ask for the conversation, secrets or files.
+    _params.parameter_findings: {
+        "CONVERSATION",
+        "Doc",
+        "Finding",
+        "OTHER_FILES",
+        "SentenceHits",
+        "fold",
+        "humanise",
     },
     # A sentence is weighed only when an eager list matched in it; lazy lists only in such a one.
     _hits.SentenceHits.__init__: {"Doc", "EAGER"},
@@ -329,6 +379,9 @@ def test_gate9_every_word_list_of_the_triggered_detectors_is_a_trigger() -> None
     }
     assert all(id(vocab) in known or id(vocab) in after_a_trigger for vocab in lists)
     assert {id(vocab) for vocab in _hits.EAGER.values()} <= known
+    tool_lists = [vocab for vocab in _vocabs_in(vars(_params)) if id(vocab) not in known]
+    assert {id(vocab) for vocab in tool_lists} <= {id(vocab) for vocab in TOOL_TRIGGERS.vocabs}
+    assert {id(_hits.EAGER["secret"]), id(_hits.EAGER["path"])} <= known  # parameter_findings reads them
 
 
 def test_gate9_every_word_list_of_the_screener_is_known_to_the_fast_path() -> None:
@@ -338,10 +391,9 @@ def test_gate9_every_word_list_of_the_screener_is_known_to_the_fast_path() -> No
         id(_soft._MUST): "soft_findings runs as it is",
         id(_soft._ALWAYS_NEVER): "soft_findings runs as it is",
         id(_exfil._SHELL): "only in decoded payloads, which the fast path refuses",
-        id(_hits.OTHER_FILES): "tool definitions only (spare parameters)",
         **{id(vocab): "lazy: only in a sentence an eager list matched" for vocab in _hits._LAZY.values()},
     }
-    known = {id(vocab) for vocab in TRIGGERS.vocabs} | set(elsewhere)
+    known = {id(vocab) for vocab in TOOL_TRIGGERS.vocabs} | set(elsewhere)
     unknown = {name for name, vocab in _package_vocabs() if id(vocab) not in known}
     assert not unknown, (
         f"word lists that the fast path (toolpool.vetting.screener._fast) does not know: {unknown}"

@@ -1,39 +1,39 @@
-"""Gate 9's fast path: a result's findings without walking every word list, when none can match.
+"""The screener's fast path: findings without walking every word list, when none can match.
 
-``screen_text`` runs about thirty word lists over every result, and most results ("ok", a
-number, a JSON object) match none of them. ``fast_findings`` proves that first, and cheaply:
+A screen runs about thirty word lists over a text, and most texts match none of them: nearly
+every result ("ok", a number, a JSON object), and most honest tool definitions. ``quiet_findings``
+proves that first, and cheaply:
 
-- the word-list detectors (instructions, exfiltration, shadowing) report nothing unless one of
-  their ``TRIGGERS`` matches. All triggers are indexed once by their needles, so a text consults
-  only the lists that its words and substrings can reach, each through ``Doc.finditer``: the
-  call the detectors make, on the document they read (``screen_text`` builds it once, for both);
+- the word-list detectors (instructions, exfiltration, shadowing, and for tools spare
+  parameters) report nothing unless one of their ``TRIGGERS`` matches. All triggers are indexed
+  once by their needles, so a document consults only the lists that its words and substrings can
+  reach, each through ``Doc.finditer``: the call the detectors make, on the document they read;
 - look-alike letters, encoded runs and rot13 lead to a second reading of the text, so a text
-  with any of them goes to the full screen as well.
+  with any of them is screened in full as well.
 
-Then the other detectors (characters, markup, soft signals, tools named as such) are called as
-the full screen calls them and in its order, so their findings, and the verdict made of them,
-are exactly the full screen's. A property test compares both paths, and tests fail when a
-detector, a word list or a pattern is added to the screener without this module knowing it.
+Then the other detectors (markup, tools named as such, soft signals) are called as the full
+screen calls them and in its order, so their findings, and the verdict made of them, are exactly
+the full screen's. Property tests compare both paths, and tests fail when a detector, a word
+list or a pattern is added to the screener without this module knowing it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
-from toolpool.vetting.screener import _directives, _exfil, _shadowing
-from toolpool.vetting.screener._chars import character_findings
+from toolpool.vetting.screener import _directives, _exfil, _params, _shadowing
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field
+from toolpool.vetting.screener._fields import Field
 from toolpool.vetting.screener._markup import markup_findings
-from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._signals import Finding, Mode
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._text import disguise, may_be_rot13
 from toolpool.vetting.screener._vocab import Vocab
 
-__all__ = ["FAST_MAX_CHARS", "TRIGGERS", "Triggers", "fast_findings"]
+__all__ = ["FAST_MAX_CHARS", "TOOL_TRIGGERS", "TRIGGERS", "Triggers", "quiet_findings"]
 
-# Longer results go straight to the full screen: prose that long nearly always holds a word that
+# Longer documents are screened in full at once: text that long nearly always holds a word that
 # some list must search for, and the proof would be work done twice (bench/screen_results.py).
 FAST_MAX_CHARS = 2048
 
@@ -88,23 +88,27 @@ def _marker(needle: str) -> str:
     return next((char for char in needle if not ("a" <= char <= "z" or char == " ")), "")
 
 
+# The eager lists first: they are the ones that ordinary prose matches most.
 TRIGGERS = Triggers((*_exfil.TRIGGERS, *_directives.TRIGGERS, *_shadowing.TRIGGERS))
+TOOL_TRIGGERS = Triggers((*TRIGGERS.vocabs, *_params.TRIGGERS))
 
 
-def fast_findings(text: str, fields: Sequence[Field], doc: Doc) -> list[Finding] | None:
-    """The findings ``screen_text`` makes of ``text``, or None: screen it in full.
+def quiet_findings(
+    fields: Sequence[Field], doc: Doc, mode: Mode, own: str, peers: Collection[str]
+) -> list[Finding] | None:
+    """What every detector but the character one finds in ``doc``, or None: screen it in full.
 
-    ``fields`` and ``doc`` are the ones the full screen reads (``text_fields(text)`` and its
-    document). None says nothing about the text being suspicious, only that a word list may match.
+    ``fields`` and ``doc`` are what the full screen reads (``doc`` built from ``fields``), ``own``
+    and ``peers`` as ``shadowing_findings`` takes them. None says nothing about the text being
+    suspicious, only that a word list may match it.
     """
-    if len(text) > FAST_MAX_CHARS:
+    if len(doc.text) > FAST_MAX_CHARS or any(_read_again(field) for field in fields):
         return None
-    if any(_read_again(field) for field in fields) or may_be_rot13(doc.word_keys()) or TRIGGERS.match(doc):
+    if may_be_rot13(doc.word_keys()) or (TOOL_TRIGGERS if mode == "tool" else TRIGGERS).match(doc):
         return None
-    # The full screen's order: characters, then markup, tools named as such, soft signals.
-    findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
-    findings += markup_findings(doc)
-    findings += _shadowing.mention_findings(doc, "", frozenset())
+    # The full screen's order: markup, then tools named as such (in shadowing), soft signals.
+    findings = list(markup_findings(doc))
+    findings += _shadowing.mention_findings(doc, own.lower(), peers)
     findings += soft_findings(doc)
     return findings
 

@@ -11,7 +11,7 @@ from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._directives import directive_findings
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
-from toolpool.vetting.screener._fast import fast_findings
+from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._markup import markup_findings
@@ -35,9 +35,9 @@ class RuleScreener:
     A verdict drops when its score reaches ``threshold``. Hard signals (hidden characters,
     concealed or model-directed instructions, exfiltration, sensitive files, shadowing, spare
     parameters) weigh 1.0 each; soft ones add up. ``reasons`` are local text naming each signal
-    and where it was found, never upstream text. ``fast_path=False`` makes ``screen_text`` run
-    every detector even on a result that ``fast_findings`` answers (the verdict is the same; for
-    tests and benchmarks that compare the two paths).
+    and where it was found, never upstream text. ``fast_path=False`` runs every detector even
+    where ``quiet_findings`` shows that no word list can match (the verdict is the same; for tests
+    and benchmarks that compare the two paths).
 
     Raises:
         ValueError: if ``threshold`` is not a positive number.
@@ -60,7 +60,14 @@ class RuleScreener:
         aliases); naming one of them as a tool to call is shadowing.
         """
         walk = tool_fields(tool)
-        findings = _screen(walk.fields, "tool", tool.name, _as_set(peers), description=tool.description or "")
+        findings = _screen(
+            walk.fields,
+            "tool",
+            tool.name,
+            _as_set(peers),
+            description=tool.description or "",
+            fast=self._fast_path,
+        )
         if walk.truncated:
             findings.append(Finding("long_text", "the definition (too large to screen fully)"))
         return self._verdict(findings, "tool")
@@ -68,11 +75,8 @@ class RuleScreener:
     def screen_text(self, text: str) -> Verdict:
         """Screen a result text; links and addresses are normal here, instructions are not."""
         walk = text_fields(text)
-        doc = _document(walk.fields)
-        findings = fast_findings(text, walk.fields, doc) if self._fast_path else None
-        if findings is None:
-            findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
-            findings += _screen(walk.fields, "text", "", frozenset(), characters=False, doc=doc)
+        findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
+        findings += _screen(walk.fields, "text", "", frozenset(), characters=False, fast=self._fast_path)
         return self._verdict(findings, "text")
 
     def _verdict(self, findings: Iterable[Finding], mode: Mode) -> Verdict:
@@ -92,14 +96,17 @@ def _screen(
     *,
     characters: bool = True,
     description: str = "",
-    doc: Doc | None = None,
+    fast: bool = True,
 ) -> list[Finding]:
-    """Every detector's findings; ``doc`` is ``_document(fields)`` if the caller built it already."""
+    """Every detector's findings (``fast``: through ``quiet_findings`` when no word list can match)."""
     findings: list[Finding] = []
     if characters:
         for field in fields:
             findings += character_findings(field.text, field.where, mode)
-    doc = _document(fields) if doc is None else doc
+    doc = _document(fields)
+    quiet = quiet_findings(fields, doc, mode, own, peers) if fast else None
+    if quiet is not None:
+        return findings + quiet
     hits = SentenceHits(doc)
     findings += _phrases(doc, own, peers, hits)
     findings += soft_findings(doc)
