@@ -9,7 +9,8 @@ and a link in it (what a search or a docs tool returns), and a hostile result (a
 the end, after benign prose). CPU time of this process per call, in blocks of calls with the two
 arms interleaved and their order alternating; medians over the rounds. Each row also says
 whether the fast path answered (else it handed the text to the full screen), and the run stops
-if the two verdicts differ.
+if the two verdicts differ. Last, ``screen_tool`` (R5 admission) over every definition of the
+screener's data sets, both ways, per tool.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 from _report import Table, machine, render
+from _screen_data import DEFAULT_DATASETS, Entry, load, load_held_out
 from toolpool.vetting.screener import RuleScreener
 from toolpool.vetting.screener._fast import FAST_MAX_CHARS, quiet_findings
-from toolpool.vetting.screener._fields import text_fields
+from toolpool.vetting.screener._fields import text_fields, tool_fields
 from toolpool.vetting.screener._screener import _document
 
 SIZES = (5, 100, 1_000, 10_000)
@@ -94,6 +96,42 @@ def measure(text: str, rounds: int) -> dict[str, Any]:
     }
 
 
+def definitions_row(rounds: int) -> dict[str, Any]:
+    """``screen_tool`` over every definition of the screener's data sets (R5 admission), per tool."""
+    entries = [
+        *load(DEFAULT_DATASETS / "mcpproxy-go" / "normalized.jsonl"),
+        *load(DEFAULT_DATASETS / "livemcpbench" / "normalized.jsonl"),
+        *load_held_out(),
+    ]
+    fast, full = RuleScreener(), RuleScreener(fast_path=False)
+    for entry in entries:
+        if fast.screen_tool(entry.tool, entry.peers) != full.screen_tool(entry.tool, entry.peers):
+            raise SystemExit(f"the two paths disagree on {entry.id}")
+
+    def screen_all(screener: RuleScreener) -> Callable[[], object]:
+        return lambda: [screener.screen_tool(entry.tool, entry.peers) for entry in entries]
+
+    arms = {"fast": screen_all(fast), "full": screen_all(full)}
+    samples: dict[str, list[float]] = {name: [] for name in arms}
+    for index in range(rounds):
+        for name in list(arms) if index % 2 == 0 else list(reversed(arms)):
+            samples[name].append(cpu_us_per_call(arms[name], 1) / len(entries))
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    return {
+        "tools": len(entries),
+        "answered": sum(_tool_answered(entry) for entry in entries),
+        "fast_us": medians["fast"],
+        "full_us": medians["full"],
+        "full_over_fast": medians["full"] / medians["fast"],
+    }
+
+
+def _tool_answered(entry: Entry) -> bool:
+    walk = tool_fields(entry.tool)
+    doc = _document(walk.fields)
+    return quiet_findings(walk.fields, doc, "tool", entry.tool.name, entry.peers) is not None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds per text (default 9)")
@@ -104,10 +142,10 @@ def main() -> None:
         for kind in ("json", "prose", "docs", "hostile")
         for size in SIZES
     }
+    tools = definitions_row(max(3, args.rounds // 3))
     if args.json:
-        json.dump(
-            {"machine": machine(), "fast_max_chars": FAST_MAX_CHARS, "rows": rows}, sys.stdout, indent=2
-        )
+        report = {"machine": machine(), "fast_max_chars": FAST_MAX_CHARS, "rows": rows, "definitions": tools}
+        json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return
     table = Table(
@@ -127,6 +165,11 @@ def main() -> None:
         )
     table.notes.append(f"fast path bound: {FAST_MAX_CHARS} characters; rounds: {args.rounds}")
     print(render(table))
+    print(
+        f"\nscreen_tool over the {tools['tools']} data set definitions (R5 admission), CPU per tool: "
+        f"fast path {tools['fast_us']:.0f} us, every detector {tools['full_us']:.0f} us "
+        f"({tools['full_over_fast']:.2f}x); the fast path answered for {tools['answered']} of them"
+    )
 
 
 if __name__ == "__main__":

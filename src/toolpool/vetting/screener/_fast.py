@@ -77,8 +77,11 @@ class Triggers:
         return [self.vocabs[index] for index in sorted(found)]
 
     def match(self, doc: Doc) -> bool:
-        """Whether any list matches ``doc`` where its detector would look."""
-        return any(next(doc.finditer(vocab), None) is not None for vocab in self.candidates(doc))
+        """Whether any list matches ``doc`` where its detector would look.
+
+        ``Doc.matches`` keeps what it found, so a document that goes on to the full screen is not
+        searched twice for the same list."""
+        return any(doc.matches(vocab) for vocab in self.candidates(doc))
 
 
 def _marker(needle: str) -> str:
