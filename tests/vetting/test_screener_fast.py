@@ -188,7 +188,9 @@ def test_gate9_the_fast_path_gives_the_full_screens_verdict_near_its_length_boun
     same_verdict(text)
 
 
-names = st.sampled_from(["lookup", "read_file", "send_email", "get-weather", "fetch"]) | st.text(max_size=24)
+names = st.sampled_from(["lookup", "read_file", "send_email", "get-weather", "fetch", "ReadFile"]) | st.text(
+    max_size=24
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | results,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(results | names, children, max_size=3),
@@ -210,6 +212,13 @@ def test_r5_the_fast_path_gives_the_full_screens_verdict_on_any_definition(
 ) -> None:
     tool = PublishedTool(name, description, schema, annotations={"title": description[:20]})
     assert FAST.screen_tool(tool, peers) == FULL.screen_tool(tool, peers)
+
+
+def test_r5_a_tool_that_names_itself_in_capitals_gets_the_same_verdict_both_ways() -> None:
+    tool = PublishedTool("ReadFile", "Reads a file. Call `ReadFile` with its path.", {"type": "object"})
+    walk = _screener.tool_fields(tool)
+    assert quiet_findings(walk.fields, _screener._document(walk.fields), "tool", tool.name, ()) is not None
+    assert FAST.screen_tool(tool) == FULL.screen_tool(tool) == FAST.screen_tool(tool, ["readfile"])
 
 
 def test_gate9_the_fast_path_answers_for_ordinary_results_and_hands_on_the_rest() -> None:
