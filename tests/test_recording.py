@@ -4,6 +4,7 @@ what it queued during the last linger window, never half a batch, and the chain 
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -19,7 +20,7 @@ from tests.helpers import ALPHA_TOOLS, demo_server, usage_of_records, usage_of_t
 from toolpool import Pool, Ticket
 from toolpool.calls._recording import _LINGER_S
 from toolpool.config import Config
-from toolpool.store import Store
+from toolpool.store import CallRecord, Store
 
 pytestmark = pytest.mark.anyio
 
@@ -88,6 +89,27 @@ async def test_calls_are_recorded_in_the_order_they_were_made(tmp_path: Path) ->
         assert [record.tool for _, record in store.calls.call_records()] == tools
         events = [event for event in store.audit.audit_events() if event.action == "call"]
         assert [event.resource for event in events] == [f"demo_alpha/{tool}" for tool in tools]
+
+
+async def test_on_call_sees_each_record_as_the_call_returns_and_the_store_keeps_the_same(
+    tmp_path: Path,
+) -> None:
+    seen: list[CallRecord] = []
+    arguments = {"text": "h\u00e9llo"}
+    async with Pool(_config(tmp_path), on_call=seen.append) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("demo_alpha")
+            envelope = await pool.call(
+                pool.snapshot(), "mcp__demo_alpha__echo", arguments, ticket=Ticket.allow("*")
+            )
+            assert len(seen) == 1  # at once, not when the batch is written
+            arguments["text"] = "reused for the next call"  # the record was sized already
+    [record] = seen
+    assert record.bytes_in == len(json.dumps({"text": "h\u00e9llo"}, separators=(",", ":")))
+    assert record.bytes_out == len(envelope.text.encode())
+    assert (record.alias, record.tool, record.code) == ("demo_alpha", "echo", "ok")
+    with _stored(tmp_path) as store:
+        assert [stored for _, stored in store.calls.call_records()] == seen
 
 
 class Child:
