@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from toolpool.errors import UsageError
 from toolpool.store import AuditEntry, CallRecord, SecretKey, SessionTaint, Store, UsageEntry
 from toolpool.store._audit_format import v2_hash
-from toolpool.store._codec import canonical, digest, timestamp
+from toolpool.store._codec import canonical, digest, storable, timestamp
 
 from .test_concurrency import RUN_TIMEOUT_S, Worker, _together
 
@@ -167,3 +167,9 @@ def test_two_processes_writing_batches_keep_one_chain_and_the_ledger_equal_to_th
     records = Counter(record.principal for _, record in store.calls.call_records())
     ledger = {total.key["principal"]: total.calls for total in store.usage.totals("principal")}
     assert records == ledger == {"one": expected, "two": expected}
+
+
+@given(st.text(alphabet=st.characters(codec=None)) | st.text(alphabet="ab\x00\ud800\udfff\u00e9"))
+def test_storable_text_is_the_text_with_nul_and_lone_surrogates_replaced(text: str) -> None:
+    expected = "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in text)
+    assert storable(text) == expected

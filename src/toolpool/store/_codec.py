@@ -41,6 +41,8 @@ def timestamp(moment: datetime) -> str:
 
 def storable(text: str) -> str:
     """``text`` with the characters no database stores replaced by U+FFFD."""
+    if text.isascii() and "\x00" not in text:
+        return text  # the usual case, without the regex: lone surrogates are never ASCII
     return _UNSTORABLE.sub("\ufffd", text)
 
 
