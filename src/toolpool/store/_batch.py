@@ -71,27 +71,29 @@ class BatchWriter:
         """Write everything given in one transaction.
 
         Raises:
-            UsageError: the store is closed, or the database failed (nothing was written).
+            UsageError: the store is closed, or the database failed (nothing was written,
+                unless the commit itself failed: then the outcome is unknown).
         """
         if not (records or events or taints or usage):
             return
         with self._lock:
             for attempt in range(2):
                 connection = self._open()
-                written = False
+                committing = False
                 try:
                     cursor = connection.cursor()
                     head = self._begin(cursor, bool(events))
-                    written = True
                     self._rows(cursor, head, records, events, taints, usage)
+                    committing = True
                     connection.commit()
                     return
                 except self._error as exc:
                     dropped = bool(getattr(connection, "broken", False))
                     self._discard(connection)
-                    # A connection the database dropped (a restart) fails at the lock, before
-                    # anything was sent: one more try on a new one, as ``Database.write`` does.
-                    if attempt or written or not dropped:
+                    # A connection the database dropped (a restart) fails before the commit,
+                    # which rolled everything back: one more try on a new one, as
+                    # ``Database.write`` does. A failed commit may have committed: no retry.
+                    if attempt or committing or not dropped:
                         raise UsageError(
                             f"the store at {self._db.display} failed: {first_line(exc)}"
                         ) from exc
