@@ -43,6 +43,7 @@ __all__ = [
     "ARMS",
     "LABELS",
     "TEXT",
+    "TOOLPOOL_ARMS",
     "WAIT_S",
     "Bench",
     "Target",
@@ -52,11 +53,13 @@ __all__ = [
 ]
 
 ALIAS = "bench_alpha"
-ARMS = ("direct", "relay", "toolpool", "fastmcp")
+ARMS = ("direct", "relay", "toolpool", "sdkfront", "fastmcp")
+TOOLPOOL_ARMS = frozenset({"toolpool", "sdkfront"})
 LABELS = {
     "direct": "client → upstream (direct)",
     "relay": "client → bare SDK relay → upstream",
     "toolpool": "client → toolpool serve → upstream",
+    "sdkfront": "client → toolpool serve --sdk-front (no lean front) → upstream",
     "fastmcp": "client → FastMCP proxy → upstream",
 }
 TEXT = "hello"
@@ -114,8 +117,10 @@ def _upstream() -> dict[str, Any]:
     return {"command": sdk_command(), "args": demo_args("alpha"), "env": dict(EXACT_ENV)}
 
 
-def _toolpool(bench: Bench, *mode: str) -> list[str]:
-    entry = [str(BENCH / "_profiled_serve.py")] if bench.profile is not None else ["-m", "toolpool"]
+def _toolpool(bench: Bench, *mode: str, profiled: bool = True) -> list[str]:
+    entry = (
+        [str(BENCH / "_profiled_serve.py")] if bench.profile is not None and profiled else ["-m", "toolpool"]
+    )
     return [sys.executable, *entry, "serve", *mode, "--config", str(bench.config)]
 
 
@@ -128,7 +133,7 @@ def _relay(bench: Bench, mode: str) -> list[str]:
 
 
 def _tool(arm: str) -> str:
-    return local_name(ALIAS, "echo") if arm == "toolpool" else "echo"
+    return local_name(ALIAS, "echo") if arm in TOOLPOOL_ARMS else "echo"
 
 
 @asynccontextmanager
@@ -137,6 +142,9 @@ async def stdio_targets(bench: Bench) -> AsyncIterator[list[Target]]:
     params = {
         "direct": StdioServerParameters(**_upstream()),
         "toolpool": _stdio_params(_toolpool(bench, "--stdio"), _environment(bench, "stdio"), bench.folder),
+        "sdkfront": _stdio_params(
+            _toolpool(bench, "--stdio", "--sdk-front", profiled=False), _environment(bench), bench.folder
+        ),
         "fastmcp": _stdio_params(_fastmcp("stdio"), _environment(bench), bench.folder),
         "relay": _stdio_params(_relay(bench, "stdio"), _environment(bench), bench.folder),
     }
@@ -181,6 +189,14 @@ async def http_targets(bench: Bench, clients: int) -> AsyncIterator[list[Target]
                     ready=_READY,
                 )
             ),
+            "sdkfront": await stack.enter_async_context(
+                started(
+                    _toolpool(bench, "--http", "127.0.0.1:0", "--sdk-front", profiled=False),
+                    env=_environment(bench),
+                    cwd=bench.folder,
+                    ready=_READY,
+                )
+            ),
             "fastmcp": await stack.enter_async_context(
                 started(_fastmcp("http"), env=_environment(bench), cwd=bench.folder, ready=_READY)
             ),
@@ -190,7 +206,7 @@ async def http_targets(bench: Bench, clients: int) -> AsyncIterator[list[Target]
         }
         targets = []
         for arm in ARMS:
-            bearer = token if arm == "toolpool" else None
+            bearer = token if arm in TOOLPOOL_ARMS else None
             sessions = [
                 await _http_session(stack, servers[arm].url, bearer, bench.era) for _ in range(clients)
             ]

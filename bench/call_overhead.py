@@ -30,7 +30,7 @@ from _profile import profile_pool_calls
 from _report import Table, machine, render
 from _snapshots import CHANGES, SIZES, STEADY_LOOPS, STEADY_REPEATS, measure_snapshots, ratios
 
-GOAL = 1.15
+GOAL = 1.10  # issue 16 (was 1.15, issue 4)
 _DEFAULT_CALLS = 2_000
 _DEFAULT_CONNECT_RUNS = 7
 _ERAS = ("2026-07-28", "legacy")

@@ -11,7 +11,7 @@ import pytest
 
 import toolpool.store
 from toolpool.errors import UsageError
-from toolpool.store import Store
+from toolpool.store import AuditEntry, CallRecord, Store
 
 from .conftest import postgres_schema
 from .helpers import imported, read, sql
@@ -101,6 +101,23 @@ def test_the_store_reconnects_when_postgresql_drops_its_connections() -> None:
         store.tools.disable("demo", "lookup", actor="ana")  # a write retries a dropped connection
         assert not store.tools.is_enabled("demo", "lookup")
         assert store.audit.verify_audit().ok
+
+
+def test_the_batch_writer_reconnects_when_postgresql_drops_its_connection() -> None:
+    name = f"tp_batch_{secrets.token_hex(4)}"
+    record = CallRecord("s1", "ana", "demo", "lookup", "ok", 1.0, 1, 1)
+    event = AuditEntry("ana", "call", "demo/lookup", {"code": "ok"})
+    terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?"
+    with postgres_schema() as schema_url:
+        with Store.open(f"{schema_url}&application_name={name}") as store:
+            store.calls.record_calls([record], [event])  # the writer's connection is open now
+            assert sql(schema_url, terminate, (name,))
+            store.calls.record_calls([record], [event])  # fails at the head lock, retried
+            sql(schema_url, terminate, (name,))
+            store.calls.record_calls([record])  # no events, no head lock: fails at the insert, retried
+        with Store.open(schema_url) as fresh:  # the first store's pooled connections were dropped too
+            assert len(fresh.calls.call_records()) == 3
+            assert fresh.audit.verify_audit().ok
 
 
 def test_closing_twice_is_fine_and_a_closed_store_refuses_work(store: Store) -> None:

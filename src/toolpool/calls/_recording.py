@@ -2,9 +2,19 @@
 increments, and a session's taint is kept as it grows — written off the call path. What
 sessions report to the usage ledger (tool lists shown, model tokens) goes the same way.
 
-``CallRecording`` turns one call into its entries; ``Recorder`` queues them, and one task
-writes what gathered in a worker thread (one transaction per batch); closing waits, bounded,
-for the rest. None is ever dropped: when the queue is full the entry is written at once.
+``CallRecording`` queues one small tuple per call (``_Call``); ``Recorder`` queues it with the
+other entries, and one task hands what gathered during the linger window to a worker thread,
+which turns each call into its call record and audit event and writes the batch in one
+transaction (``store.calls.record_calls``: a DBAPI ``executemany`` per table). So the event loop
+pays for a tuple and a queue slot per call; the record's sizes, the audit detail, redaction,
+canonical JSON and the hash chain are the worker's. Closing waits, bounded, for the rest. None
+is ever dropped: when the queue is full the entry is written at once.
+
+A thread, not a writer process: with the driver-level write, the worker spends about 30 µs of
+CPU per call, once per linger window (bench/record_batches.py, bench/RESULTS.md §1c); a
+process would save the loop that GIL share but cost it the entries' pickling and a pipe, and
+its children would need reaping. A crash (SIGKILL) loses what was queued in the last linger
+window and the batch being written (all of it or none: one transaction).
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import anyio
 import anyio.abc
@@ -53,7 +63,55 @@ _LINGER_S = 0.1
 # Bound on flushing what is left when the pool closes.
 _FLUSH_S = 15.0
 
-_Entry = AuditEntry | CallRecord | SessionTaint | UsageEntry
+# The arguments' size in the call record is the length of this JSON text (0 if it has none).
+_SIZE = json.JSONEncoder(separators=(",", ":"), default=str)
+
+
+class _Call(NamedTuple):
+    """One call as the loop queues it; the worker makes its record and audit event."""
+
+    session_id: str
+    principal: str
+    alias: str
+    tool: str
+    code: str
+    seconds: float
+    bytes_in: int
+    text: str
+    snapshot_version: int
+    release: int | None
+    at: datetime
+    upstream: str
+
+    def record(self) -> CallRecord:
+        return CallRecord(
+            session_id=self.session_id,
+            principal=self.principal,
+            alias=self.alias,
+            tool=self.tool,
+            code=self.code,
+            duration_ms=round(self.seconds * 1000, 3),
+            bytes_in=self.bytes_in,
+            bytes_out=len(self.text.encode("utf-8", "surrogatepass")),
+            snapshot_version=self.snapshot_version,
+            release=self.release,
+            at=self.at,
+        )
+
+    def event(self) -> AuditEntry:
+        detail: dict[str, object] = {
+            "code": self.code,
+            "session": self.session_id,
+            "snapshot": self.snapshot_version,
+            "release": self.release,
+        }
+        if self.upstream:
+            detail["upstream"] = self.upstream
+        resource = f"{self.alias}/{self.tool}" if self.alias else self.tool
+        return AuditEntry(self.principal, "call", resource, detail)
+
+
+_Entry = AuditEntry | CallRecord | SessionTaint | UsageEntry | _Call
 
 
 class Recorder:
@@ -92,6 +150,10 @@ class Recorder:
     def call(self, record: CallRecord) -> None:
         self._put(record)
 
+    def call_made(self, call: _Call) -> None:
+        """A call's record and ``call`` audit event, made by the worker (``CallRecording``)."""
+        self._put(call)
+
     def taint(self, session_id: str, delta: TaintDelta) -> None:
         self._put(SessionTaint(session_id, delta.encode(), datetime.now(UTC)))
 
@@ -113,10 +175,22 @@ class Recorder:
             self._write([entry])  # the writer is far behind, or gone: write it here, never lose it
 
     def _write(self, batch: list[_Entry]) -> None:
-        records = [entry for entry in batch if isinstance(entry, CallRecord)]
-        events = [entry for entry in batch if isinstance(entry, AuditEntry)]
-        taints = [entry for entry in batch if isinstance(entry, SessionTaint)]
-        usage = [entry for entry in batch if isinstance(entry, UsageEntry)]
+        records: list[CallRecord] = []
+        events: list[AuditEntry] = []
+        taints: list[SessionTaint] = []
+        usage: list[UsageEntry] = []
+        for entry in batch:  # in queue order: the audit chain keeps it
+            if isinstance(entry, _Call):
+                records.append(entry.record())
+                events.append(entry.event())
+            elif isinstance(entry, AuditEntry):
+                events.append(entry)
+            elif isinstance(entry, CallRecord):
+                records.append(entry)
+            elif isinstance(entry, SessionTaint):
+                taints.append(entry)
+            else:
+                usage.append(entry)
         started = time.perf_counter()
         self._store.calls.record_calls(records, events, taints, usage)
         if self._telemetry.metering:
@@ -150,38 +224,30 @@ class CallRecording:
     ) -> None:
         tool = snapshot.get(name)
         alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", name[:128])
-        release = session.release_number
-        record = CallRecord(
-            session_id=session.id,
-            principal=session.principal,
-            alias=alias,
-            tool=remote,
-            code=envelope.code,
-            duration_ms=round(seconds * 1000, 3),
-            bytes_in=_size(arguments),
-            bytes_out=len(envelope.text.encode("utf-8", "surrogatepass")),
-            snapshot_version=snapshot.version,
-            release=release,
-            at=self._clock(),
+        call = _Call(
+            session.id,
+            session.principal,
+            alias,
+            remote,
+            envelope.code,
+            seconds,
+            # Sized now: the caller may reuse the same arguments object for its next call.
+            _size(arguments),
+            envelope.text,
+            snapshot.version,
+            session.release_number,
+            self._clock(),
+            envelope.audit_detail,
         )
-        self._recorder.call(record)
+        self._recorder.call_made(call)
         if self._on_call is not None:
-            self._on_call(record)
-        detail: dict[str, object] = {
-            "code": envelope.code,
-            "session": session.id,
-            "snapshot": snapshot.version,
-            "release": release,
-        }
-        if envelope.audit_detail:
-            detail["upstream"] = envelope.audit_detail
-        self._recorder.audit(session.principal, "call", f"{alias}/{remote}" if alias else remote, detail)
+            self._on_call(call.record())
 
 
 def _size(arguments: object) -> int:
     """The arguments' size in bytes for the call record; 0 for what has no JSON form (too
     deep, say: gate 5 refused it), since recording must never raise."""
     try:
-        return len(json.dumps(arguments, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass"))
+        return len(_SIZE.encode(arguments).encode("utf-8", "surrogatepass"))
     except (TypeError, ValueError, RecursionError):
         return 0

@@ -90,6 +90,14 @@ def serve(
             f"(or set ${METRICS_TOKEN_ENV}).",
         ),
     ] = None,
+    sdk_front: Annotated[
+        bool,
+        typer.Option(
+            "--sdk-front",
+            hidden=True,
+            help="Answer every message through the SDK's server, the hot methods too (for comparing).",
+        ),
+    ] = False,
     config: ConfigPath = DEFAULT_CONFIG,
 ) -> None:
     """Serve the guarded pool to MCP clients: --stdio for one client on stdin/stdout, or
@@ -111,7 +119,7 @@ def serve(
 
         async def on_stdio(gateway: Gateway, stop: anyio.Event, _hub: EventHub) -> None:
             _report(f"serving MCP on stdio for {ticket.principal} ({', '.join(ticket.actions)})")
-            await serve_stdio(gateway, ticket.principal, ticket, stop)
+            await serve_stdio(gateway, ticket.principal, ticket, stop, lean=not sdk_front)
 
         _serve(loaded, on_stdio, telemetry)
         return
@@ -135,7 +143,7 @@ def serve(
                 _report(f"Prometheus metrics on {url.removesuffix(HTTP_PATH)}/metrics")
             _report(f"serving MCP on {url}")  # last: the line that says the service is up
 
-        await serve_http(gateway, sock, stop, on_ready, admin=admin, metrics=metrics)
+        await serve_http(gateway, sock, stop, on_ready, admin=admin, metrics=metrics, lean=not sdk_front)
 
     with sock:
         _serve(loaded, on_http, telemetry)

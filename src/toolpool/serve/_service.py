@@ -178,12 +178,14 @@ def service_app(
     *,
     guard: AuthGuard | None = None,
     metrics: MetricsPlane | None = None,
+    lean: bool = True,
 ) -> ASGIApp:
     """MCP for token holders; with ``admin``, the admin API and the UI beside it; with
     ``metrics``, ``/metrics`` for its token. ``guard`` (by default one with the configuration's
-    limits) counts and refuses failed authentication."""
+    limits) counts and refuses failed authentication. ``lean``: hot 2026-07-28 requests are
+    answered on the gateway's lean front (off: the SDK's server answers every one)."""
     guard = guard if guard is not None else AuthGuard(guard_settings(gateway.config))
-    mcp = http_app(gateway, host, port, guard=guard)
+    mcp = http_app(gateway, host, port, guard=guard, lean=lean)
     hosts = _allowed_hosts(host, port)
     if admin is None:
         return _Service(mcp, None, None, hosts, guard, metrics)
@@ -202,6 +204,7 @@ async def serve_http(
     *,
     admin: AdminPlane | None = None,
     metrics: MetricsPlane | None = None,
+    lean: bool = True,
 ) -> None:
     """Serve ``gateway`` on the listening ``sock`` until ``stop`` is set (or SIGINT/SIGTERM),
     then shut down gracefully: event streams end, calls in flight get a moment. ``on_ready``
@@ -215,7 +218,7 @@ async def serve_http(
     host, port = sock.getsockname()[:2]
     guard = AuthGuard(guard_settings(gateway.config))
     config = uvicorn.Config(
-        service_app(gateway, host, port, admin, guard=guard, metrics=metrics),
+        service_app(gateway, host, port, admin, guard=guard, metrics=metrics, lean=lean),
         log_level="warning",
         access_log=False,
         lifespan="on",

@@ -20,7 +20,7 @@ with database access can and cannot hide, with and without the key.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,14 +28,32 @@ from typing import Any
 from sqlalchemy import Connection, Row, func, select, update
 
 from toolpool.errors import UsageError
+from toolpool.redaction import Redactor
 from toolpool.store._audit_format import GENESIS, HASH, MAC, AuditKey, v2_hash
 from toolpool.store._audit_read import event_of, rows
 from toolpool.store._audit_verify import verify
-from toolpool.store._codec import canonical, storable
+from toolpool.store._codec import canonical, plain, storable
 from toolpool.store._tables import audit_events, store_head
-from toolpool.store._values import AuditEvent
+from toolpool.store._values import AuditEntry, AuditEvent
 
-__all__ = ["GENESIS", "AuditKey", "Head", "append", "append_many", "events", "last_id", "verify"]
+__all__ = [
+    "COLUMNS",
+    "FIELDS",
+    "GENESIS",
+    "AuditKey",
+    "Head",
+    "append",
+    "append_many",
+    "chain",
+    "events",
+    "last_id",
+    "redacted",
+    "verify",
+]
+
+
+# The columns of ``store_head`` that ``Head.of_fields`` reads, in this order.
+FIELDS = ("audit_last_id", "audit_last_hash", "secrets_version", "audit_keyed_from", "audit_mac")
 
 
 @dataclass(slots=True)
@@ -58,7 +76,7 @@ class Head:
             UsageError: the row is missing or malformed (changed outside the store).
         """
         if row is None:
-            raise UsageError(_HEAD_BROKEN.format("is missing"))
+            return cls.of_fields(None, key)
         fields = (
             row.audit_last_id,
             row.audit_last_hash,
@@ -66,6 +84,17 @@ class Head:
             row.audit_keyed_from,
             row.audit_mac,
         )
+        return cls.of_fields(fields, key)
+
+    @classmethod
+    def of_fields(cls, fields: Sequence[Any] | None, key: AuditKey | None) -> Head:
+        """``of`` for a driver's row of ``FIELDS``, in that order.
+
+        Raises:
+            UsageError: the row is missing or malformed (changed outside the store).
+        """
+        if fields is None:
+            raise UsageError(_HEAD_BROKEN.format("is missing"))
         last, last_hash, secrets_version, keyed_from, mac = fields
         if not (
             _count(last)
@@ -109,14 +138,36 @@ def append_many(
     insert and one head update: a batch of calls costs about what one event does."""
     if not entries:
         return
+
+    def last_has_mac(row_id: int) -> bool:
+        query = select(audit_events.c.mac.is_not(None)).where(audit_events.c.id == row_id)
+        return bool(connection.scalar(query))
+
+    new_rows, values = chain(head, at, entries, last_has_mac)
+    connection.execute(audit_events.insert(), [dict(zip(COLUMNS, row, strict=True)) for row in new_rows])
+    connection.execute(update(store_head).where(store_head.c.id == 1).values(**values))
+
+
+# The columns of an event row as ``chain`` builds it, in this order.
+COLUMNS = ("id", "at", "actor", "action", "resource", "detail", "prev_hash", "hash", "mac")
+
+
+def chain(
+    head: Head,
+    at: datetime,
+    entries: Sequence[tuple[str, str, str, Mapping[str, Any]]],
+    last_has_mac: Callable[[int], bool],
+    stored_at: object = None,
+) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    """The rows (``COLUMNS``) that append ``entries`` after ``head``, and the head's new
+    values; ``head`` is advanced to them. ``last_has_mac(id)``: whether that stored event has a
+    MAC (asked only when a key holder finds an unkeyed head over events). ``stored_at``: ``at``
+    as the database driver takes it (default: ``at`` itself)."""
     key, keyed_from = head.key, head.audit_keyed_from
     fresh = key is not None and keyed_from is None and head.audit_mac is None
     if fresh and head.audit_last_id:
         # A head without key fields over a row with a MAC was cleared by hand: treat as broken.
-        last_has_mac = connection.scalar(
-            select(audit_events.c.mac.is_not(None)).where(audit_events.c.id == head.audit_last_id)
-        )
-        fresh = not last_has_mac
+        fresh = not last_has_mac(head.audit_last_id)
     if fresh:
         keyed_from = head.audit_last_id + 1  # the first keyed event
     head_ok = fresh or (
@@ -126,8 +177,9 @@ def append_many(
             head.audit_mac, key.head_mac(head.audit_last_id, head.audit_last_hash, keyed_from)
         )
     )
+    stored = at if stored_at is None else stored_at
     last_id, last_hash = head.audit_last_id, head.audit_last_hash
-    new_rows: list[dict[str, Any]] = []
+    new_rows: list[tuple[Any, ...]] = []
     for actor, action, resource, detail in entries:
         actor, action, resource = storable(actor), storable(action), storable(resource)
         detail_text = canonical(detail)
@@ -136,28 +188,23 @@ def append_many(
         mac = None
         if key is not None:
             mac = key.row_mac(row_hash, after_break=not head_ok and not new_rows)
-        new_rows.append(
-            {
-                "id": last_id,
-                "at": at,
-                "actor": actor,
-                "action": action,
-                "resource": resource,
-                "detail": detail_text,
-                "prev_hash": last_hash,
-                "hash": row_hash,
-                "mac": mac,
-            }
-        )
+        new_rows.append((last_id, stored, actor, action, resource, detail_text, last_hash, row_hash, mac))
         last_hash = row_hash
-    connection.execute(audit_events.insert(), new_rows)
     values: dict[str, Any] = {"audit_last_id": last_id, "audit_last_hash": last_hash}
     if key is not None and head_ok:
         values |= {"audit_keyed_from": keyed_from, "audit_mac": key.head_mac(last_id, last_hash, keyed_from)}
-    connection.execute(update(store_head).where(store_head.c.id == 1).values(**values))
     head.audit_last_id, head.audit_last_hash = last_id, last_hash
     head.audit_keyed_from = values.get("audit_keyed_from", head.audit_keyed_from)
     head.audit_mac = values.get("audit_mac", head.audit_mac)
+    return new_rows, values
+
+
+def redacted(redact: Redactor, events: Sequence[AuditEntry]) -> list[tuple[str, str, str, Any]]:
+    """Events as ``chain`` takes them: every secret value redacted, the detail plain JSON."""
+    return [
+        (redact(event.actor), event.action, redact(event.resource), redact.redact_value(plain(event.detail)))
+        for event in events
+    ]
 
 
 def last_id(connection: Connection) -> int:

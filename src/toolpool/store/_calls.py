@@ -6,14 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, insert
-
 from toolpool.store._calls_read import call_page
-from toolpool.store._codec import storable
 from toolpool.store._database import Database
 from toolpool.store._stats import call_stats
-from toolpool.store._tables import call_records, session_taint
-from toolpool.store._usage import add_usage
 from toolpool.store._values import AuditEntry, CallRecord, CallStats, SessionTaint, UsageEntry
 
 __all__ = ["Calls"]
@@ -37,16 +32,14 @@ class Calls:
         usage: Sequence[UsageEntry] = (),
     ) -> None:
         """Store call records, append audit events, keep sessions' taint and add the records
-        and ``usage`` to the usage ledger, all in one transaction: gate 10 for a batch of
-        calls costs about what one call's costs, and the ledger never disagrees with the
-        records."""
-        if not events:
-            with self._db.guard(), self._db.engine.begin() as connection:
-                _insert(connection, records, taints, usage)
-            return
-        with self._db.write() as tx:
-            tx.append_many(events)
-            _insert(tx.connection, records, taints, usage)
+        and ``usage`` to the usage ledger, all in one transaction (``_batch``): gate 10 for a
+        batch of calls costs about what one call's costs, and the ledger never disagrees with
+        the records.
+
+        Raises:
+            UsageError: the store is closed or failed; nothing was written.
+        """
+        self._db.batch.write(records, events, taints, usage)
 
     def call_stats(self, since: datetime | None = None) -> list[CallStats]:
         """Per (alias, tool): calls, Envelope codes, p50 and p95 latency (since ``since``)."""
@@ -59,33 +52,3 @@ class Calls:
         """Call records in id order, after ``after_id``, at most ``limit``: ``(id, record)``."""
         with self._db.read() as connection:
             return call_page(connection, after_id, limit)
-
-
-def _insert(
-    connection: Connection,
-    records: Sequence[CallRecord],
-    taints: Sequence[SessionTaint],
-    usage: Sequence[UsageEntry],
-) -> None:
-    if records:
-        connection.execute(insert(call_records), [_call_values(record) for record in records])
-    if taints:
-        rows = [{"session_id": t.session_id, "data": t.data, "at": t.at} for t in taints]
-        connection.execute(insert(session_taint), rows)
-    add_usage(connection, records, usage)
-
-
-def _call_values(record: CallRecord) -> dict[str, object]:
-    return {
-        "at": record.at,
-        "session_id": record.session_id,
-        "principal": None if record.principal is None else storable(record.principal),
-        "alias": storable(record.alias),
-        "tool": storable(record.tool),
-        "code": storable(record.code),
-        "duration_ms": float(record.duration_ms),
-        "bytes_in": record.bytes_in,
-        "bytes_out": record.bytes_out,
-        "snapshot_version": record.snapshot_version,
-        "release": record.release,
-    }

@@ -8,7 +8,7 @@ secret's value, so a change and its event commit together or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,10 +22,11 @@ from toolpool.errors import UsageError
 from toolpool.redaction import Redactor
 from toolpool.store import _audit_chain
 from toolpool.store._audit_chain import AuditKey, Head
+from toolpool.store._batch import BatchWriter
 from toolpool.store._codec import now, plain
 from toolpool.store._crypto import SecretKey
 from toolpool.store._enabled_cache import EnabledCache
-from toolpool.store._engine import READ_ONLY
+from toolpool.store._engine import READ_ONLY, first_line
 from toolpool.store._gate import Gate
 from toolpool.store._tables import secrets, store_head
 from toolpool.store._values import AuditEntry
@@ -51,17 +52,9 @@ class Tx:
         )
 
     def append_many(self, events: Sequence[AuditEntry]) -> None:
-        redact = self.redactor()
-        redacted = [
-            (
-                redact(event.actor),
-                event.action,
-                redact(event.resource),
-                redact.redact_value(plain(event.detail)),
-            )
-            for event in events
-        ]
-        _audit_chain.append_many(self.connection, self.head, self.at, redacted)
+        _audit_chain.append_many(
+            self.connection, self.head, self.at, _audit_chain.redacted(self.redactor(), events)
+        )
 
     def redactor(self) -> Redactor:
         """The redactor of the secrets as this transaction sees them."""
@@ -80,6 +73,7 @@ class Database:
         self.gate = Gate(engine)
         self.commits = 0  # write transactions this process committed: the cache's own signal
         self.cached = EnabledCache(engine, self.gate, lambda: self.commits)
+        self.batch = BatchWriter(self)
         self._redactor: tuple[int, Redactor] | None = None
         self._closed = False
 
@@ -95,6 +89,7 @@ class Database:
         self._closed = True
         self.cached.close()
         self.gate.close()
+        self.batch.close()
         self.engine.dispose()
 
     def check_open(self) -> None:
@@ -115,7 +110,7 @@ class Database:
         except UsageError:
             raise
         except Exception as exc:
-            raise UsageError(f"the store at {self.display} failed: {_first_line(exc)}") from exc
+            raise UsageError(f"the store at {self.display} failed: {first_line(exc)}") from exc
 
     # -- transactions ----------------------------------------------------------------------
 
@@ -178,32 +173,37 @@ class Database:
     def redactor(self, secrets_version: int, connection: Connection | None = None) -> Redactor:
         """The redactor of ``secrets_version``, loaded again when the secrets changed (over
         ``connection``, or a read of its own)."""
+        if connection is not None:
+            return self.redactor_of(secrets_version, lambda: _secret_rows(connection))
         if self._redactor is None or self._redactor[0] != secrets_version:
-            if connection is None:
-                with self.read() as own:
-                    loaded = self._load_redactor(own)
-            else:
-                loaded = self._load_redactor(connection)
-            self._redactor = (secrets_version, loaded)
+            with self.read() as own:
+                return self.redactor_of(secrets_version, lambda: _secret_rows(own))
         return self._redactor[1]
 
-    def _load_redactor(self, connection: Connection) -> Redactor:
+    def redactor_of(self, secrets_version: int, rows: Callable[[], Iterable[Sequence[Any]]]) -> Redactor:
+        """``redactor`` for a caller with a connection of another kind: ``rows()`` gives every
+        (name, token) row of ``secrets``, asked only when the secrets changed."""
+        if self._redactor is None or self._redactor[0] != secrets_version:
+            self._redactor = (secrets_version, self._load_redactor(rows))
+        return self._redactor[1]
+
+    def _load_redactor(self, rows: Callable[[], Iterable[Sequence[Any]]]) -> Redactor:
         if self.key is None:
             return Redactor({})
         # Every row: a per-principal secret has one value per principal, all redacted.
         values = []
-        for row in connection.execute(select(secrets.c.name, secrets.c.token)):
+        for name, token in rows():
             try:
-                values.append((row.name, self.key.decrypt(row.token, row.name)))
+                values.append((name, self.key.decrypt(token, name)))
             except UsageError:
                 continue  # not readable with this key: this process never had its value
         return Redactor(values)
 
 
+def _secret_rows(connection: Connection) -> Iterable[Sequence[Any]]:
+    return connection.execute(select(secrets.c.name, secrets.c.token)).all()
+
+
 def reason(exc: SQLAlchemyError) -> str:
     """The first line of what the driver said."""
-    return _first_line(getattr(exc, "orig", None) or exc)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return first_line(getattr(exc, "orig", None) or exc)

@@ -33,6 +33,7 @@ __all__ = [
     "READ_ONLY",
     "alembic_config",
     "connect_engine",
+    "first_line",
     "migrate",
     "parse_url",
     "raw_connection",
@@ -104,26 +105,38 @@ def _create_private(database: str | None) -> None:
         return
 
 
-def raw_connection(engine: Engine) -> Any:
+def raw_connection(engine: Engine, *, writer: bool = False) -> Any:
     """A DBAPI connection of its own, outside the engine's pool, in autocommit mode: each
     statement sees everything committed before it, and no transaction is ever left open; on
-    PostgreSQL connecting and each statement are bounded by ``HOT_READ_TIMEOUT_S``."""
+    PostgreSQL connecting and each statement are bounded by ``HOT_READ_TIMEOUT_S``.
+
+    ``writer``: a connection for the batch writer instead (``_batch``): it may write, begins
+    its transactions itself (``BEGIN IMMEDIATE`` on SQLite; PostgreSQL's first statement opens
+    one) and waits for the write lock as long as the engine's connections do."""
     cargs, cparams = engine.dialect.create_connect_args(engine.url)
     if engine.dialect.name == "sqlite":
         cparams.update(check_same_thread=False, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT_S)
         connection: Any = engine.dialect.connect(*cargs, **cparams)
-        connection.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
-        connection.execute("PRAGMA query_only = 1")
+        if writer:
+            _sqlite_connect(connection, None)
+        else:
+            connection.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+            connection.execute("PRAGMA query_only = 1")
         return connection
-    bound = f"-c statement_timeout={HOT_READ_TIMEOUT_S * 1000}"
+    bound = f"-c statement_timeout={int((SQLITE_BUSY_TIMEOUT_S if writer else HOT_READ_TIMEOUT_S) * 1000)}"
     cparams["options"] = f"{cparams['options']} {bound}" if cparams.get("options") else bound
     cparams.setdefault("connect_timeout", HOT_READ_TIMEOUT_S)
     connection = engine.dialect.connect(*cargs, **cparams)
-    connection.autocommit = True
+    connection.autocommit = not writer
     return connection
 
 
-def _sqlite_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+def first_line(exc: BaseException) -> str:
+    """The first line of what a driver said."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: ConnectionPoolEntry | None) -> None:
     dbapi_connection.isolation_level = None  # the "begin" listener below starts transactions
     cursor = dbapi_connection.cursor()
     try:

@@ -3,9 +3,7 @@ calls, wait time, bytes in and out, tool-list tokens shown to models and clients
 tokens models reported.
 
 Only ``store.calls.record_calls`` writes it, in the transaction that stores the call records it
-counts, so its totals always equal theirs. A batch's increments are summed per key first, then
-added with one upsert per key (``INSERT ... ON CONFLICT DO UPDATE``, on SQLite and PostgreSQL
-alike), in key order: two writers never lock the same rows in opposite orders.
+counts, so its totals always equal theirs (``_ledger`` makes the rows).
 
 Rows that are not calls have the code ``""`` and a marker that no real alias or remote tool
 name can be (both patterns exclude ``@``, R3):
@@ -24,20 +22,18 @@ from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime, time
 from typing import Final
 
-from sqlalchemy import Connection, Insert, RowMapping, func, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, RowMapping, func, select
 
 from toolpool.errors import UsageError
-from toolpool.store._codec import storable
 from toolpool.store._database import Database
+from toolpool.store._ledger import COUNTERS, KEY_MAX
 from toolpool.store._tables import call_records, usage_ledger
-from toolpool.store._values import CallRecord, UsageBy, UsageEntry, UsageTotal
+from toolpool.store._values import UsageBy, UsageTotal
 
-__all__ = ["BY", "KEY_MAX", "LISTING", "MODEL", "Usage", "add_usage", "usage_day"]
+__all__ = ["BY", "KEY_MAX", "LISTING", "MODEL", "Usage", "usage_day"]
 
 LISTING: Final = "@list"
 MODEL: Final = "@model"
-KEY_MAX: Final = 128
 # The ledger's key columns for each way of summing it.
 BY: Final[dict[UsageBy, tuple[str, ...]]] = {
     "principal": ("principal",),
@@ -46,16 +42,10 @@ BY: Final[dict[UsageBy, tuple[str, ...]]] = {
     "tool": ("alias", "tool"),
     "day": ("day",),
 }
-_KEY: Final = ("day", "principal", "session_id", "alias", "tool", "code")
-_CALL_COUNTERS: Final = ("calls", "wait_ms", "bytes_in", "bytes_out")
-_ENTRY_COUNTERS: Final = ("lists", "list_tokens", "model_requests", "input_tokens", "output_tokens")
-_COUNTERS: Final = _CALL_COUNTERS + _ENTRY_COUNTERS
 _DATE: Final = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _MOMENT: Final = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})\Z"
 )
-
-_Key = tuple[date, str, str, str, str, str]
 
 
 class Usage:
@@ -122,79 +112,10 @@ def usage_day(text: str) -> date:
     raise UsageError(f"{shown!r} is not a day (2026-01-31) or a moment with an offset (2026-01-31T12:00:00Z)")
 
 
-def add_usage(connection: Connection, records: Sequence[CallRecord], entries: Sequence[UsageEntry]) -> None:
-    """Add the calls of ``records`` and the counts of ``entries`` to the ledger (one upsert
-    per key of the batch), inside the caller's transaction."""
-    if not records and not entries:
-        return
-    sums: dict[_Key, list[float]] = {}
-    for record in records:
-        counts = _counts(
-            sums, _key(record.at, record.principal, record.session_id, record.alias, record.tool, record.code)
-        )
-        counts[0] += 1
-        counts[1] += record.duration_ms
-        counts[2] += record.bytes_in
-        counts[3] += record.bytes_out
-    for entry in entries:
-        counts = _counts(sums, _key(entry.at, entry.principal, entry.session_id, entry.alias, entry.tool, ""))
-        counts[4] += entry.lists
-        counts[5] += entry.list_tokens
-        counts[6] += entry.model_requests
-        counts[7] += entry.input_tokens
-        counts[8] += entry.output_tokens
-    rows = [_row(key, sums[key]) for key in sorted(sums)]
-    connection.execute(_upsert(connection.dialect.name), rows)
-
-
-def _key(at: datetime, principal: str | None, session: str | None, alias: str, tool: str, code: str) -> _Key:
-    return (
-        at.astimezone(UTC).date(),
-        _clip(principal),
-        _clip(session),
-        storable(alias),
-        _clip(tool),
-        storable(code),
-    )
-
-
-def _clip(text: str | None) -> str:
-    return "" if text is None else storable(text[:KEY_MAX])
-
-
-def _counts(sums: dict[_Key, list[float]], key: _Key) -> list[float]:
-    counts = sums.get(key)
-    if counts is None:
-        counts = sums[key] = [0.0] * len(_COUNTERS)
-    return counts
-
-
-def _row(key: _Key, counts: Sequence[float]) -> dict[str, object]:
-    row: dict[str, object] = dict(zip(_KEY, key, strict=True))
-    for name, value in zip(_COUNTERS, counts, strict=True):
-        row[name] = float(value) if name == "wait_ms" else int(value)
-    return row
-
-
-def _upsert(dialect: str) -> Insert:
-    """The upsert for ``dialect``, built once: building it costs more than running it."""
-    upsert = _UPSERTS.get(dialect)
-    if upsert is None:
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(usage_ledger)
-        excluded = statement.excluded
-        added = {name: usage_ledger.c[name] + excluded[name] for name in _COUNTERS}
-        upsert = _UPSERTS[dialect] = statement.on_conflict_do_update(index_elements=list(_KEY), set_=added)
-    return upsert
-
-
-_UPSERTS: dict[str, Insert] = {}
-
-
 def _totals(connection: Connection, columns: tuple[str, ...], since: date | None) -> list[UsageTotal]:
     c = usage_ledger.c
     keys = [c[name] for name in columns]
-    sums = [func.sum(c[name]).label(name) for name in _COUNTERS]
+    sums = [func.sum(c[name]).label(name) for name in COUNTERS]
     query = select(*keys, c.code, *sums).group_by(*keys, c.code).order_by(*keys, c.code)
     if since is not None:
         query = query.where(c.day >= since)

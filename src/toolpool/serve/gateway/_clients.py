@@ -25,7 +25,7 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolpool.calls import Session
+from toolpool.calls import Envelope, Session
 from toolpool.registry import Snapshot
 from toolpool.serve.gateway._wire import wire_result, wire_tools
 
@@ -81,19 +81,33 @@ class ClientView:
         and counted in the usage ledger (its list tokens per alias)."""
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._peer = ctx.session  # its standalone channel outlives this request
+        return wire_tools(self.listing())
+
+    def listing(self) -> Snapshot:
+        """What ``tools/list`` shows now, remembered as shown and counted in the usage ledger."""
         session = self.session
         snapshot = session.snapshot()
         self._listed, self._told = (session, snapshot), None
         session.record_listing(snapshot.list_tokens_by_alias)
-        return wire_tools(snapshot)
+        return snapshot
+
+    def knows_peer(self, protocol_version: str) -> bool:
+        """Whether a listing needs no request context: a 2026-07-28 client is told of changes
+        through ``subscriptions/listen``; a handshake-era one on the channel its first listing
+        gave."""
+        return protocol_version in MODERN_PROTOCOL_VERSIONS or self._peer is not None
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> mcp_types.CallToolResult:
         """``tools/call``: every gate, in this client's session."""
+        return wire_result(await self.call_envelope(name, arguments))
+
+    async def call_envelope(self, name: str, arguments: Mapping[str, Any] | None) -> Envelope:
+        """``tools/call``'s Envelope: every gate, in this client's session."""
         session = self.session
         snapshot = session.snapshot()
         if name not in snapshot and self._listed is not None and name in self._listed[1]:
             session, snapshot = self._listed  # the session (and release) it was shown in
-        return wire_result(await session.call(snapshot, name, arguments))
+        return await session.call(snapshot, name, arguments)
 
     async def listen(
         self, ctx: ServerRequestContext[Any], params: mcp_types.SubscriptionsListenRequestParams

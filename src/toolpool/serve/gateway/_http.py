@@ -28,7 +28,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,16 +35,19 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolpool.errors import UsageError
 from toolpool.serve._guard import AuthGuard
+from toolpool.serve.gateway._asgi_body import read_body, replaying
 from toolpool.serve.gateway._bearer import BearerGate, TokenUser, holder_ticket, view_key
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._front import build_server
 from toolpool.serve.gateway._gateway import IDLE_S, Gateway
+from toolpool.serve.gateway._lean_http import LeanHttp
 from toolpool.serve.gateway._retry_after import RetryAfter
 from toolpool.store import TokenHolder
 
@@ -123,25 +125,38 @@ class _HttpDoor:
 
     def view(self, ctx: ServerRequestContext[Any]) -> ClientView:
         request = ctx.request
-        user = request.scope.get("user") if isinstance(request, Request) else None
-        if not isinstance(request, Request) or not isinstance(user, TokenUser):
+        if not isinstance(request, Request):
+            raise MCPError(INVALID_REQUEST, "the request carries no valid bearer token")
+        return self.of_scope(request.scope)
+
+    def of_scope(self, scope: Scope) -> ClientView:
+        """The view of an authenticated request (the bearer gate put its holder in the scope)."""
+        user = scope.get("user")
+        if not isinstance(user, TokenUser):
             raise MCPError(INVALID_REQUEST, "the request carries no valid bearer token")
         holder = user.holder
-        key = view_key(request.headers, holder)
+        key = view_key(Headers(scope=scope), holder)
         follow = key is not None and key[0] == "token"  # a stateless client has no running session
         return self._gateway.view(key, holder.principal, holder_ticket(holder), follow_release=follow)
 
 
-def http_app(gateway: Gateway, host: str, port: int, *, guard: AuthGuard | None = None) -> ASGIApp:
+def http_app(
+    gateway: Gateway, host: str, port: int, *, guard: AuthGuard | None = None, lean: bool = True
+) -> ASGIApp:
     """The whole HTTP application: the bearer gate in front of the SDK's streamable HTTP app;
-    ``guard`` counts its failed authentications."""
-    server = build_server(gateway, _HttpDoor(gateway))
-    mcp_app = server.streamable_http_app(
+    ``guard`` counts its failed authentications. ``lean`` answers hot 2026-07-28 requests on
+    the lean front (``_lean_http``)."""
+    door = _HttpDoor(gateway)
+    server = build_server(gateway, door)
+    security = rebinding_guard(host, port)
+    mcp_app: ASGIApp = server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
-        transport_security=rebinding_guard(host, port),
+        transport_security=security,
         host=host,
         session_idle_timeout=IDLE_S,
     )
+    if lean:
+        mcp_app = LeanHttp(mcp_app, gateway, server, door.of_scope, security, HTTP_PATH)
 
     async def lookup(token: str) -> TokenHolder | None:
         # One indexed read on the store's raw connection, on the event loop, as gate 3 does:
@@ -164,37 +179,11 @@ class _IdGuard:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self._app(scope, receive, send)
             return
-        body, rest = await _read_body(receive)
+        body, rest = await read_body(receive, DEFAULT_MAX_REQUEST_BODY_SIZE)
         if rest is None and _has_unusable_id(body):
             await _UNUSABLE_ID(scope, receive, send)
             return
-        replayed: deque[Message] = deque(
-            [{"type": "http.request", "body": body, "more_body": rest is not None}]
-        )
-        if rest is not None and rest["type"] != "http.request":
-            replayed.append(rest)
-
-        async def replay() -> Message:
-            return replayed.popleft() if replayed else await receive()
-
-        await self._app(scope, replay, send)
-
-
-async def _read_body(receive: Receive) -> tuple[bytes, Message | None]:
-    """The body, or as much as the SDK's limit allows and the message that follows it."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return b"".join(chunks), message
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks), None
-        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
-            return b"".join(chunks), {"type": "http.request", "body": b"", "more_body": True}
+        await self._app(scope, replaying(body, rest, receive), send)
 
 
 def _has_unusable_id(body: bytes) -> bool:

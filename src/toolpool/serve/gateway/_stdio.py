@@ -40,6 +40,7 @@ from mcp_types import (
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
+    JSONRPCRequest,
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
@@ -49,6 +50,7 @@ from toolpool._salvage import answer, salvage
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._front import build_server
 from toolpool.serve.gateway._gateway import Gateway
+from toolpool.serve.gateway._lean import LeanFront
 from toolpool.tickets import Ticket
 
 __all__ = ["MAX_LINE_BYTES", "serve_stdio"]
@@ -161,13 +163,18 @@ def _claimed_stdio() -> Iterator[tuple[_Pipe, _Pipe]]:
         os.close(stdin)
 
 
-async def serve_stdio(gateway: Gateway, principal: str, ticket: Ticket, stop: anyio.Event) -> None:
+async def serve_stdio(
+    gateway: Gateway, principal: str, ticket: Ticket, stop: anyio.Event, *, lean: bool = True
+) -> None:
     """Serve ``gateway`` on this process's stdin and stdout until stdin closes or ``stop`` is set.
 
-    Nothing else may write to stdout meanwhile: it carries the protocol.
+    ``lean`` answers ``tools/call``, ``tools/list`` and ``ping`` on the lean front
+    (``_lean``); without it the SDK's server answers every message. Nothing else may write to
+    stdout meanwhile: it carries the protocol.
     """
     view = gateway.view(_STDIO_CLIENT, principal, ticket, prunable=False)
     server = build_server(gateway, _OneClient(view))
+    front = LeanFront(gateway, server, view) if lean else None
     with _claimed_stdio() as (stdin, stdout):
         async with anyio.create_task_group() as tasks:
 
@@ -176,35 +183,55 @@ async def serve_stdio(gateway: Gateway, principal: str, ticket: Ticket, stop: an
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(stop_when_asked)
-            async with _wire(stdin, stdout) as (read_stream, write_stream):
+            async with _wire(stdin, stdout, front) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             tasks.cancel_scope.cancel()
 
 
 @contextlib.asynccontextmanager
 async def _wire(
-    stdin: _Pipe, stdout: _Pipe
+    stdin: _Pipe, stdout: _Pipe, front: LeanFront | None
 ) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    tuple[
+        MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage | bytes]
+    ]
 ]:
     """The server's two streams over the pipes: one message per line each way. A line that is
-    not a message is answered here, through the same writer, so answers never interleave."""
+    not a message is answered here, and the lean front's answers (lines already encoded) are
+    written, through the same queue as the server's, one writer: answers never interleave, and
+    what the reader answers comes out in the order the lines came in."""
     inbound, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, outbound = anyio.create_memory_object_stream[SessionMessage](0)
+    write_stream, outbound = anyio.create_memory_object_stream[SessionMessage | bytes](0)
     answers = write_stream.clone()
 
     async def read() -> None:
-        async with inbound, answers:
+        # The lean front's calls run in their own group, so the queue stays open for their
+        # answers until the last has ended.
+        async with inbound, answers, anyio.create_task_group() as calls:
             async for line in _Lines(stdin):
+                hot = None if front is None or line is None else front.take(line)
+                if hot is not None and front is not None:
+                    if hot.method == "tools/call":
+                        calls.start_soon(front.answer, hot, answers.send)
+                    else:
+                        await front.answer(hot, answers.send)
+                    continue
                 message = _TOO_LONG if line is None else _message(line)
                 if isinstance(message, JSONRPCError):
                     await answers.send(SessionMessage(message))
                 elif message is not None:
+                    if front is not None:
+                        _observe(front, message.message)
                     await inbound.send(message)
 
     async def write() -> None:
         async with outbound:
             async for message in outbound:
+                if isinstance(message, bytes):
+                    await stdout.write(message)
+                    continue
+                if front is not None and isinstance(message.message, JSONRPCResponse):
+                    front.era.outbound(message.message.id, message.message.result)
                 await stdout.write(_encoded(message))
 
     async with anyio.create_task_group() as tasks:
@@ -220,6 +247,15 @@ _TOO_LONG = JSONRPCError(
         code=INVALID_REQUEST, message=f"Invalid Request: a message is at most {MAX_LINE_BYTES} bytes"
     ),
 )
+
+
+def _observe(front: LeanFront, message: object) -> None:
+    """What the lean front learns from a message on its way to the SDK: the era, and the
+    cancellation of a call it is serving."""
+    if isinstance(message, JSONRPCRequest):
+        front.era.inbound({"method": message.method, "id": message.id, "params": message.params})
+    elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+        front.cancel((message.params or {}).get("requestId"))
 
 
 def _message(line: str) -> SessionMessage | JSONRPCError | None:

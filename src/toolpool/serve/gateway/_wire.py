@@ -17,7 +17,7 @@ from toolpool.calls import Envelope
 from toolpool.registry import Snapshot
 from toolpool.vetting import ExposedTool
 
-__all__ = ["CODE_META_KEY", "META_PREFIX", "wire_result", "wire_tool", "wire_tools"]
+__all__ = ["CODE_META_KEY", "META_PREFIX", "wire_result", "wire_result_body", "wire_tool", "wire_tools"]
 
 CODE_META_KEY = "toolpool/code"
 """The ``_meta`` key of every ``CallToolResult`` toolpool sends: the Envelope code."""
@@ -44,9 +44,7 @@ def wire_tools(snapshot: Snapshot) -> mcp_types.ListToolsResult:
 
 def wire_result(envelope: Envelope) -> mcp_types.CallToolResult:
     """The client's view of one call: the model-facing text, fenced when untrusted."""
-    meta: dict[str, object] = {CODE_META_KEY: envelope.code}
-    if envelope.meta:
-        meta.update({META_PREFIX + key: value for key, value in envelope.meta.items()})
+    meta = _meta(envelope)
     if envelope.ok:
         return mcp_types.CallToolResult(
             content=[mcp_types.TextContent(type="text", text=envelope.for_model())],
@@ -58,3 +56,29 @@ def wire_result(envelope: Envelope) -> mcp_types.CallToolResult:
         is_error=True,
         _meta=meta,
     )
+
+
+def wire_result_body(envelope: Envelope) -> dict[str, object]:
+    """``wire_result`` as the SDK's handshake-era serializer leaves it, built as plain values
+    (the lean front's ``tools/call`` answer; a test holds the two equal)."""
+    if envelope.ok:
+        body: dict[str, object] = {
+            "_meta": _meta(envelope),
+            "content": [{"text": envelope.for_model(), "type": "text"}],
+            "isError": False,
+        }
+        if envelope.structured is not None:
+            body["structuredContent"] = dict(envelope.structured)
+        return body
+    return {
+        "_meta": _meta(envelope),
+        "content": [{"text": f"{envelope.code}: {envelope.text}", "type": "text"}],
+        "isError": True,
+    }
+
+
+def _meta(envelope: Envelope) -> dict[str, object]:
+    meta: dict[str, object] = {CODE_META_KEY: envelope.code}
+    if envelope.meta:
+        meta.update({META_PREFIX + key: value for key, value in envelope.meta.items()})
+    return meta

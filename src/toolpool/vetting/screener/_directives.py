@@ -15,7 +15,7 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import Vocab, vocab
 
-__all__ = ["directive_findings"]
+__all__ = ["TRIGGERS", "directive_findings"]
 
 _I = re.IGNORECASE
 _SCOPE = (
@@ -149,6 +149,9 @@ _PHRASES = (
         0.8,
     ),
 )
+
+# Every finding of this module starts at a match of one of these (the result fast path relies on it).
+TRIGGERS: tuple[Vocab, ...] = tuple(phrase.words for phrase in _PHRASES)
 
 
 def directive_findings(doc: Doc) -> Iterator[Finding]:

@@ -45,6 +45,8 @@ class Doc:
     sentence_starts: list[int] = field(default_factory=list)
     lower: str = ""
     keys: frozenset[str] | None = None
+    # Every match of a word list that was searched in full (``matches``), for its second reader.
+    found: dict[int, list[re.Match[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         lower = self.text.lower()  # positions must stay the same ("İ".lower() is two characters)
@@ -94,6 +96,17 @@ class Doc:
     def finditer(self, words: Vocab) -> Iterator[re.Match[str]]:
         """The matches of ``words`` in the lower-case text (same positions as ``text``); in a long
         text, only in the sentences that contain a needle."""
+        found = self.found.get(id(words))
+        yield from self._search(words) if found is None else found
+
+    def matches(self, words: Vocab) -> list[re.Match[str]]:
+        """Every match ``finditer`` yields, searched once: later ``finditer`` calls read them back."""
+        found = self.found.get(id(words))
+        if found is None:
+            found = self.found[id(words)] = list(self._search(words))
+        return found
+
+    def _search(self, words: Vocab) -> Iterator[re.Match[str]]:
         if not self.mentions(words):
             return
         if len(self.text) <= _LONG:

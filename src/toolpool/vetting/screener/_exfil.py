@@ -14,11 +14,11 @@ from itertools import islice
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH, is_directive, position
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._hits import INTO_PARAMETER, SentenceHits
+from toolpool.vetting.screener._hits import EAGER, INTO_PARAMETER, SentenceHits
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
-from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, path_label, vocab
+from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, Vocab, path_label, vocab
 
-__all__ = ["SPARE_NAMES", "exfil_findings", "shell_findings"]
+__all__ = ["SPARE_NAMES", "TRIGGERS", "exfil_findings", "shell_findings"]
 
 _I = re.IGNORECASE
 _SENTENCE_BUDGET = 2048  # candidate sentences weighed per text (bounded time on hostile input)
@@ -85,6 +85,10 @@ _SHELL = vocab(
     r"\bbase64\s+(?:-d|--decode)\b.{0,40}\|\s*(?:ba)?sh\b",
     "curl|wget|rm |/dev/tcp|chmod|nc |sh -i|powershell|iex|invoke-expression|mkfifo|base64",
 )
+
+# Every finding of ``exfil_findings`` starts at a match of one of these: a sentence is weighed only
+# when an eager word list is in it (the result fast path relies on it).
+TRIGGERS: tuple[Vocab, ...] = (*EAGER.values(), _HARMFUL, _RUG_PULL, _STEALTH, _SIDE_EFFECT)
 
 
 def exfil_findings(doc: Doc, hits: SentenceHits) -> Iterator[Finding]:

@@ -14,7 +14,7 @@ from typing import Any, Literal, NamedTuple
 
 from toolpool.upstream import PublishedTool
 
-__all__ = ["MAX_TEXT_CHARS", "Field", "Walk", "text_fields", "tool_fields"]
+__all__ = ["MAX_CHARACTER_SCAN", "MAX_TEXT_CHARS", "Field", "Walk", "text_fields", "tool_fields"]
 
 Kind = Literal["prose", "key", "raw"]
 
@@ -22,8 +22,10 @@ MAX_DEPTH = 24
 MAX_FIELDS = 4096
 MAX_FIELD_CHARS = 8192
 MAX_TOOL_CHARS = 256 * 1024
-# Results can be megabytes; phrases are screened in the first MAX_TEXT_CHARS (characters in all of it).
+# Results can be megabytes; phrases are screened in the first MAX_TEXT_CHARS, characters in the
+# first MAX_CHARACTER_SCAN.
 MAX_TEXT_CHARS = 256 * 1024
+MAX_CHARACTER_SCAN = 4 * 1024 * 1024
 
 # Values of these keys are machine syntax, not prose: screened for characters only.
 _RAW_KEYS = frozenset(

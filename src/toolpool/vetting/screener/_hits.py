@@ -21,7 +21,7 @@ from toolpool.vetting.screener._vocab import (
     vocab,
 )
 
-__all__ = ["INTO_PARAMETER", "OTHER_FILES", "SentenceHits"]
+__all__ = ["EAGER", "INTO_PARAMETER", "OTHER_FILES", "SentenceHits"]
 
 INTO_PARAMETER = vocab(
     r"\b(?:in|into|inside|within|to|via|as|through)\s+(?:the\s+|a\s+|an\s+|its\s+|your\s+|their\s+)?"
@@ -36,6 +36,15 @@ OTHER_FILES = vocab(
     "content|files",
 )
 
+# Word lists scanned over the whole document: a sentence is weighed only if one of them is in it.
+EAGER: dict[str, Vocab] = {
+    "path": ANY_PATH,
+    "secret": SECRETS,
+    "send": SEND_VERBS,
+    "words": SECRET_WORDS,
+    "carry": INTO_PARAMETER,
+}
+
 
 class SentenceHits:
     """The first match of each word list in each sentence of a document.
@@ -48,14 +57,7 @@ class SentenceHits:
         self.doc = doc
         self.inputs = frozenset(p.prop for p in doc.parts if p.prop and p.where.startswith("inputSchema"))
         self.by_vocab: dict[str, dict[int, re.Match[str] | None]] = {
-            name: self._first_per_sentence(doc, words)
-            for name, words in (
-                ("path", ANY_PATH),
-                ("secret", SECRETS),
-                ("send", SEND_VERBS),
-                ("words", SECRET_WORDS),
-                ("carry", INTO_PARAMETER),
-            )
+            name: self._first_per_sentence(doc, words) for name, words in EAGER.items()
         }
 
     @staticmethod
@@ -70,7 +72,7 @@ class SentenceHits:
         return (match for match in self.by_vocab[key].values() if match is not None)
 
     def sentences(self) -> set[int]:
-        return {index for key in _EAGER for index in self.by_vocab[key]}
+        return {index for key in EAGER for index in self.by_vocab[key]}
 
     def get(self, key: str, index: int) -> re.Match[str] | None:
         found = self.by_vocab.get(key)
@@ -82,7 +84,6 @@ class SentenceHits:
         return found.get(index)
 
 
-_EAGER = ("path", "secret", "send", "words", "carry")
 _NOWHERE: dict[int, re.Match[str] | None] = {}  # a word list the document does not mention at all
 _LAZY = {
     "conversation": CONVERSATION,

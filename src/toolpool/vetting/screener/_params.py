@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from itertools import islice
 
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._hits import OTHER_FILES, SentenceHits
+from toolpool.vetting.screener._hits import EAGER, OTHER_FILES, SentenceHits
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._text import fold, humanise
-from toolpool.vetting.screener._vocab import CONVERSATION
+from toolpool.vetting.screener._vocab import CONVERSATION, Vocab
 
-__all__ = ["parameter_findings"]
+__all__ = ["TRIGGERS", "parameter_findings"]
 
 # Words in a tool's name or description that make asking for such data part of its job.
 _PURPOSE = {
@@ -27,6 +27,9 @@ _PURPOSE = {
     "secrets": re.compile(r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet"),
     "files": re.compile(r"file|path|document|director|folder|content|disk|read"),
 }
+
+# Every finding of this module starts at a match of one of these (the fast path relies on it).
+TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTHER_FILES)
 
 
 def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description: str) -> Iterator[Finding]:

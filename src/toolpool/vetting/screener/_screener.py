@@ -11,25 +11,21 @@ from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._directives import directive_findings
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
-from toolpool.vetting.screener._fields import Field, text_fields, tool_fields
+from toolpool.vetting.screener._fast import quiet_findings
+from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._shadowing import shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Finding, Mode, score
 from toolpool.vetting.screener._soft import soft_findings
-from toolpool.vetting.screener._text import disguise, fold, humanise, plain, rot13
+from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
 from toolpool.vetting.screening import Verdict
 
 __all__ = ["RuleScreener"]
 
-# Characters are checked in this much of a result (phrases in the first MAX_TEXT_CHARS).
-_MAX_CHARACTER_SCAN = 4 * 1024 * 1024
 # A re-screened finding this strong (weight times strength) makes the concealment itself a signal.
 _CONCEALED = 0.25
-# Common English words as they read after rot13 ("the", "and", "you", "your", "with", "all", "for",
-# "this", "that", "to", "of"): a text that contains several of them may be rot13-encoded English.
-_ROT13_WORDS = frozenset({"gur", "naq", "lbh", "lbhe", "jvgu", "nyy", "sbe", "guvf", "gung", "gb", "bs"})
 
 
 class RuleScreener:
@@ -39,16 +35,19 @@ class RuleScreener:
     A verdict drops when its score reaches ``threshold``. Hard signals (hidden characters,
     concealed or model-directed instructions, exfiltration, sensitive files, shadowing, spare
     parameters) weigh 1.0 each; soft ones add up. ``reasons`` are local text naming each signal
-    and where it was found, never upstream text.
+    and where it was found, never upstream text. ``fast_path=False`` runs every detector even
+    where ``quiet_findings`` shows that no word list can match (the verdict is the same; for tests
+    and benchmarks that compare the two paths).
 
     Raises:
         ValueError: if ``threshold`` is not a positive number.
     """
 
-    def __init__(self, threshold: float = 1.0) -> None:
+    def __init__(self, threshold: float = 1.0, *, fast_path: bool = True) -> None:
         if not (isinstance(threshold, int | float) and math.isfinite(threshold) and threshold > 0):
             raise ValueError(f"screen threshold must be a positive number, not {threshold!r}")
         self._threshold = float(threshold)
+        self._fast_path = fast_path
 
     @property
     def threshold(self) -> float:
@@ -61,7 +60,14 @@ class RuleScreener:
         aliases); naming one of them as a tool to call is shadowing.
         """
         walk = tool_fields(tool)
-        findings = _screen(walk.fields, "tool", tool.name, _as_set(peers), description=tool.description or "")
+        findings = _screen(
+            walk.fields,
+            "tool",
+            tool.name,
+            _as_set(peers),
+            description=tool.description or "",
+            fast=self._fast_path,
+        )
         if walk.truncated:
             findings.append(Finding("long_text", "the definition (too large to screen fully)"))
         return self._verdict(findings, "tool")
@@ -69,8 +75,8 @@ class RuleScreener:
     def screen_text(self, text: str) -> Verdict:
         """Screen a result text; links and addresses are normal here, instructions are not."""
         walk = text_fields(text)
-        findings = character_findings(text[:_MAX_CHARACTER_SCAN], "result", "text")
-        findings += _screen(walk.fields, "text", "", frozenset(), characters=False)
+        findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
+        findings += _screen(walk.fields, "text", "", frozenset(), characters=False, fast=self._fast_path)
         return self._verdict(findings, "text")
 
     def _verdict(self, findings: Iterable[Finding], mode: Mode) -> Verdict:
@@ -90,13 +96,17 @@ def _screen(
     *,
     characters: bool = True,
     description: str = "",
+    fast: bool = True,
 ) -> list[Finding]:
+    """Every detector's findings (``fast``: through ``quiet_findings`` when no word list can match)."""
     findings: list[Finding] = []
     if characters:
         for field in fields:
             findings += character_findings(field.text, field.where, mode)
-    parts = [_part(field) for field in fields if field.kind != "raw"]
-    doc = Doc.build(parts)
+    doc = _document(fields)
+    quiet = quiet_findings(fields, doc, mode, own, peers) if fast else None
+    if quiet is not None:
+        return findings + quiet
     hits = SentenceHits(doc)
     findings += _phrases(doc, own, peers, hits)
     findings += soft_findings(doc)
@@ -108,6 +118,11 @@ def _screen(
             findings += _encoded(field, mode)
     findings += _rot13(doc, findings, mode)
     return findings
+
+
+def _document(fields: Sequence[Field]) -> Doc:
+    """The document the phrase detectors read: every field but machine syntax, folded."""
+    return Doc.build([_part(field) for field in fields if field.kind != "raw"])
 
 
 def _part(field: Field) -> Part:
@@ -164,7 +179,7 @@ def _encoded(field: Field, mode: Mode, depth: int = 0) -> list[Finding]:
 
 
 def _rot13(doc: Doc, findings: Sequence[Finding], mode: Mode) -> list[Finding]:
-    if len(_ROT13_WORDS & doc.word_keys()) < 2:
+    if not may_be_rot13(doc.word_keys()):
         return []
     turned = rot13(doc.text)
     rotated = Doc(turned, doc.parts, doc.starts, doc.sentence_starts)

@@ -16,9 +16,9 @@ from itertools import islice
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
-from toolpool.vetting.screener._vocab import IDENTIFIER, vocab
+from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
 
-__all__ = ["shadowing_findings"]
+__all__ = ["TRIGGERS", "mention_findings", "shadowing_findings"]
 
 _I = re.IGNORECASE
 _NAME = r"[`'\"]?([A-Za-z][\w.-]*)[`'\"]?"
@@ -107,6 +107,20 @@ _INVOKING_AFTER = re.compile(
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*")
 _GENERIC = frozenset({"this", "it", "the", "that", "any", "a", "tool", "function", "other", "same", "each"})
 
+# Every finding of ``shadowing_findings`` but those of ``mention_findings`` starts at a match of one
+# of these (the result fast path relies on it).
+TRIGGERS: tuple[Vocab, ...] = (
+    _REDEFINE,
+    _WHEN_CALLED,
+    _REPLACE_OUTPUT,
+    _SUPERSEDES,
+    _REDIRECT,
+    _CHANGE_PAYEE,
+    _BLOCK_SERVER,
+    _INSTEAD_OF,
+    _SELF_PROMOTION,
+)
+
 
 def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Iterator[Finding]:
     text = doc.text
@@ -132,7 +146,7 @@ def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Itera
             yield _found(doc, match.start(), 0.6)
     for match in _budget(doc.finditer(_SELF_PROMOTION)):
         yield Finding("self_promotion", doc.where(match.start()))
-    yield from _mentions(doc, own, peers)
+    yield from mention_findings(doc, own, peers)
 
 
 def _budget(matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
@@ -153,7 +167,8 @@ def _names_other(name: str, says_tool: bool, own: str) -> bool:
     return says_tool or IDENTIFIER.fullmatch(name) is not None
 
 
-def _mentions(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
+def mention_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
+    """Names of tools written as such, and names of ``peers`` (``own`` in lower case is skipped)."""
     text, lower = doc.text, doc.lower
     named: dict[str, int] = {}
     if any(mark in text for mark in "`'\"") or " tool" in lower:
