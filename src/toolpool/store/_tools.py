@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import case, func, select, tuple_, update
+from sqlalchemy import Select, case, func, select, tuple_, update
 
 from toolpool.config import ToolPolicy
 from toolpool.enablement import Event, Refusal
@@ -127,9 +127,18 @@ class Tools:
         """Every tool the store knows (of ``alias``), ordered by alias and name; with ``after``
         only those past that (alias, name), and at most ``limit`` of them: a page of a long
         listing costs one range scan of the primary key, wherever it starts."""
-        query = (
+        query: Select[Any] = (
             select(
-                tool_states,
+                # Only what a ToolState holds: not the approved definitions (a schema each).
+                tool_states.c.alias,
+                tool_states.c.name,
+                tool_states.c.action,
+                tool_states.c.effect,
+                tool_states.c.enabled,
+                tool_states.c.approved_hash,
+                tool_states.c.write_approved_by,
+                tool_states.c.write_approved_at,
+                tool_states.c.write_approved_reason,
                 servers.c.enabled.label("server_enabled"),
                 published_tools.c.definition_hash,
                 published_tools.c.verdict,
