@@ -24,13 +24,15 @@ __all__ = ["ADMIN_TOKEN", "admin_timings", "idle_session_rss", "serving"]
 ADMIN_TOKEN = "scale-bench-admin-token"  # noqa: S105  (a scratch store's; never a real one)
 _READY = "serving MCP on "
 _WAIT_S = 300.0  # one listing of 100,000 tools before the fixes took minutes
+# The service reads a 13 MB configuration and syncs it before it serves: minutes on a busy machine.
+_START_S = 900.0
 
 
 @asynccontextmanager
 async def serving(config: Path, env: Mapping[str, str]) -> AsyncIterator[Server]:
     command = [sys.executable, "-m", "toolpool", "serve", "--http", "127.0.0.1:0", "--config", str(config)]
     with_token = {**env, "TOOLPOOL_ADMIN_TOKEN": ADMIN_TOKEN}
-    async with started(command, env=with_token, cwd=config.parent, ready=_READY) as server:
+    async with started(command, env=with_token, cwd=config.parent, ready=_READY, start_s=_START_S) as server:
         server.url = server.url.strip().split()[0].removesuffix("/mcp")
         yield server
 

@@ -85,7 +85,7 @@ def _offline(folder: Path, args: argparse.Namespace) -> dict[str, Timed]:
     config = folder / "toolpool.toml"
     config.write_text(config_text(args.servers, per_server), encoding="utf-8")
     env = {key: value for key, value in os.environ.items() if not key.startswith("TOOLPOOL_")}
-    steps: dict[str, Timed] = {}
+    steps: dict[str, Timed] = _Steps()
     steps["load_config"] = _in_process(lambda: load_config(config), f"{config.stat().st_size >> 20} MiB")
     steps["toolpool tools (new store)"], shown = cli(config, "tools", env=env)
     steps["toolpool tools (again)"], shown = cli(config, "tools", env=env)
@@ -125,7 +125,7 @@ async def _over_http(config: Path, env: dict[str, str], deep_alias: str) -> dict
 async def _live(folder: Path, args: argparse.Namespace) -> dict[str, Timed]:
     servers = [paged_server(f"live{n:03d}", args.connect_tools, 500, "legacy") for n in range(args.connect)]
     config = write_config(folder, *servers, pool={"max_tools_per_server": max(args.connect_tools, 1)})
-    steps: dict[str, Timed] = {}
+    steps: dict[str, Timed] = _Steps()
     async with Pool(config) as pool:
         rss_before = _rss_kib()
         wall, cpu = time.perf_counter(), time.process_time()
@@ -156,6 +156,20 @@ async def _idle_sessions(folder: Path, sessions: int) -> Timed:
     _, token = cli(config, "tokens", "add", "bench", "--allow", "*", env=env)
     async with serving(config, env) as server:
         return await anyio.to_thread.run_sync(idle_session_rss, server, token.strip(), sessions)
+
+
+class _Steps(dict[str, Timed]):
+    """The steps' timings, each also written to stderr as it is taken (a long run that fails
+    late keeps what it measured)."""
+
+    def __setitem__(self, name: str, timed: Timed) -> None:
+        super().__setitem__(name, timed)
+        sys.stderr.write(f"{name}: {timed.wall_s:.2f} s wall, {timed.cpu_s:.2f} s CPU {timed.note}\n")
+        sys.stderr.flush()
+
+    def update(self, other: Any = (), /, **more: Timed) -> None:
+        for name, timed in dict(other, **more).items():
+            self[name] = timed
 
 
 def _in_process(step: Any, note: str = "") -> Timed:
