@@ -6,8 +6,6 @@ the web UI's tools page, and measures the service's RSS per 100 idle MCP session
 
 from __future__ import annotations
 
-import base64
-import json
 import sys
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -78,9 +76,8 @@ def admin_timings(server: Server, deep_alias: str) -> dict[str, Timed]:
 
 
 def _cursor(alias: str, name: str) -> str:
-    # The listing's own encoding (toolpool.serve._cursor); a client would take it from a page.
-    text = json.dumps([alias, name], separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+    # A position in the listing (toolpool.serve._cursor); a client would take it from a page.
+    return f"{alias}:{name}"
 
 
 def _rss_kib(pid: int) -> int:

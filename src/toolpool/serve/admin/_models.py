@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from toolpool.importing import ImportResult
-from toolpool.serve._cursor import CURSOR_MAX
+from toolpool.serve._cursor import CURSOR_MAX, CURSOR_PATTERN
 from toolpool.serve._patterns import ALIAS_MAX, ALIAS_PATH
 from toolpool.store import AuditCheck, AuditEvent, CallRecord, CallStats, Release, StoredPin, ToolState
 
@@ -91,7 +91,9 @@ class ToolsQuery(_Query):
         None,
         min_length=1,
         max_length=CURSOR_MAX,
-        description="where the page starts: the `X-Next-Cursor` of the page before (opaque)",
+        description="where the page starts: the `X-Next-Cursor` of the page before",
+        # Documented, checked by the route: a cursor that does not match is a 400.
+        json_schema_extra={"pattern": CURSOR_PATTERN},
     )
 
 
