@@ -71,9 +71,11 @@ async def started(
     cwd: Path | None = None,
     ready: str | None = None,
     pass_fds: Sequence[int] = (),
+    start_s: float = START_S,
 ) -> AsyncIterator[Server]:
     """``command`` running, ready once a line of its stderr contains ``ready`` (the rest of
-    that line is its URL); always stopped and reaped, with its descendants, on exit."""
+    that line is its URL) within ``start_s``; always stopped and reaped, with its
+    descendants, on exit."""
     process = await anyio.open_process(
         list(command),
         stdin=subprocess.DEVNULL,
@@ -91,7 +93,7 @@ async def started(
             tasks.start_soon(_drain, server, ready, said)
             try:
                 if ready is not None:
-                    with anyio.fail_after(START_S):
+                    with anyio.fail_after(start_s):
                         await said.wait()
                 yield server
             finally:

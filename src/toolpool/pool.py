@@ -14,6 +14,7 @@ pool's task group, so leaving the block closes every connection and reaps every 
 from __future__ import annotations
 
 import enum
+import os
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
@@ -36,10 +37,16 @@ from toolpool.tickets import Ticket
 from toolpool.upstream import Era, Link, PersistentLink, PublishedTool, Resolver, UpstreamSession
 from toolpool.vetting import Admission, ExposedTool, Pins, Screener
 
-__all__ = ["Pool"]
+__all__ = ["CONNECTS_AT_ONCE", "Pool"]
 
 # Bound on closing all connections when the pool closes; each stdio stop is bounded too.
 _CLOSE_ALL_S = 20.0
+# Starting a server is CPU-bound (a process importing its SDK) and connect timeouts count wall
+# time: more admissions at once than CPUs make every one slower and the slowest time out. So
+# one pool admits at most this many aliases at once, whoever asks (the gateway's connector,
+# an agent's connect_mcp, a retry); the others wait their turn before their admission (and its
+# timeout) starts. DESIGN.md names no configuration key for it.
+CONNECTS_AT_ONCE = max(2, os.cpu_count() or 2)
 
 
 class _State(enum.Enum):
@@ -108,6 +115,7 @@ class Pool:
         self._parts: Parts | None = None
         self._links: dict[str, Link] = {}
         self._locks: dict[str, anyio.Lock] = {}
+        self._admitting = anyio.CapacityLimiter(CONNECTS_AT_ONCE)
         self._state = _State.NEW
         self._stack = AsyncExitStack()
 
@@ -217,7 +225,8 @@ class Pool:
             if current is not None and current.alive:
                 return
             try:
-                link, admission = await parts.admitter.admit(spec, parts.tasks)
+                async with self._admitting:
+                    link, admission = await parts.admitter.admit(spec, parts.tasks)
             except ConnectionRefused as refused:
                 parts.events.emit("mcp.refused", alias, {"reasons": refused.reasons})
                 raise

@@ -14,6 +14,7 @@ and does what the spec says, re-reading the spec at every start:
                      the request id): any bytes at all, for fuzzing
     log              file that gets one JSON line per request received
     list_delay_s     seconds to wait before answering each tools/list (a slow listing)
+    initialize_delay_s  seconds to wait before answering initialize (a slow start)
     answer_unknown   when false (default), unknown methods get no answer at all, like a
                      legacy server that ignores ``server/discover``
     echo_env         the name of an environment variable whose value every tools/call result,
@@ -75,6 +76,7 @@ def main() -> None:
             leaked = f"cannot start with token {os.environ.get(spec.get('echo_env', ''), '')}"
             reply(request_id, error={"code": -32603, "message": leaked})
         elif method == "initialize":
+            time.sleep(spec.get("initialize_delay_s", 0))
             reply(
                 request_id,
                 {

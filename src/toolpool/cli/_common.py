@@ -88,8 +88,7 @@ def open_store(config: Config) -> Store:
     """The config's store, with the config's ``enabled`` flags synced into it (actor ``config``)."""
     store = Store.open(config.store_url, key=secret_key(config))
     try:
-        for alias, spec in config.servers.items():
-            store.tools.sync_policy(alias, spec.tools)
+        store.tools.sync_policies({alias: spec.tools for alias, spec in config.servers.items()})
     except BaseException:
         store.close()
         raise

@@ -94,8 +94,7 @@ def init(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     key = SecretKey.generate()
     key.write_file(key_path)
     with Store.open(parsed.store_url, key=key) as store:
-        for alias, spec in parsed.servers.items():
-            store.tools.sync_policy(alias, spec.tools)
+        store.tools.sync_policies({alias: spec.tools for alias, spec in parsed.servers.items()})
         store.audit.audit(actor(), "pool.init", str(config), {"store": store.url_for_display})
     flag = "" if config == DEFAULT_CONFIG else f" --config {config}"
     steps = [

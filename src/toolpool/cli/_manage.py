@@ -29,6 +29,7 @@ from toolpool.cli._common import (
     run,
     secret_key,
 )
+from toolpool.cli._rows import print_rows
 from toolpool.config import Config
 from toolpool.errors import ConnectionRefused
 from toolpool.importing import import_alias
@@ -90,18 +91,22 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     if as_json:
         print_json(rows)
         return
-    table = Table("alias", "tool", "action", "effect", "state", "verdict", "pin")
-    for row in rows:
-        table.add_row(
-            row["alias"],
-            row["tool"],
-            row["action"] or "-",
-            row["effect"],
-            row["state"],
-            row["verdict"] or "-",
-            row["pin"],
-        )
-    out.print(table)
+    headers = ("alias", "tool", "action", "effect", "state", "verdict", "pin")
+    print_rows(
+        headers,
+        [
+            (
+                row["alias"],
+                row["tool"],
+                row["action"] or "-",
+                row["effect"],
+                row["state"],
+                row["verdict"] or "-",
+                row["pin"],
+            )
+            for row in rows
+        ],
+    )
 
 
 @app.command()

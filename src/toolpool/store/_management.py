@@ -29,9 +29,9 @@ async def open_synced(config: Config, store: Store | None, key: SecretKey | None
         else await anyio.to_thread.run_sync(lambda: Store.open(config.store_url, key=key))
     )
     try:
-        for alias, spec in config.servers.items():
-            sync = partial(opened.tools.sync_policy, alias, spec.tools, spec_hash=spec.spec_hash)
-            await anyio.to_thread.run_sync(sync)
+        policies = {alias: spec.tools for alias, spec in config.servers.items()}
+        hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
+        await anyio.to_thread.run_sync(partial(opened.tools.sync_policies, policies, spec_hashes=hashes))
     except BaseException:
         if owned:
             opened.close()

@@ -10,25 +10,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Select, case, func, select, tuple_, update
 
 from toolpool.config import ToolPolicy
 from toolpool.enablement import Event, Refusal
 from toolpool.errors import PolicyRefusal, UsageError
 from toolpool.store._calls_read import published_definition
 from toolpool.store._changes import (
-    HASH,
     change_tool,
     check_alias,
-    check_tool,
     ensure_server,
     tool_row,
     write_release,
 )
-from toolpool.store._codec import canonical, plain, storable
-from toolpool.store._database import Database, Tx
-from toolpool.store._rows import tool_state, where_tool
-from toolpool.store._rules import after, describe_changes, policy_changes, refusal_text
+from toolpool.store._codec import storable
+from toolpool.store._database import Database
+from toolpool.store._imports import check_imports, record_imports
+from toolpool.store._rows import tool_state
+from toolpool.store._rules import after, refusal_text
+from toolpool.store._sync import sync_policies
 from toolpool.store._tables import published_tools, servers, tool_states
 from toolpool.store._values import ImportedTool, ToolState
 
@@ -70,41 +70,18 @@ class Tools:
         Raises:
             UsageError: a bad alias, tool name or hash, or a verdict other than "pass" / "drop".
         """
-        check_alias(alias)
-        for tool in tools:
-            check_tool(alias, tool.name, tool.definition_hash)
-            if tool.verdict not in ("pass", "drop"):
-                raise UsageError(
-                    f"{alias}/{tool.name}: verdict must be 'pass' or 'drop', not {tool.verdict!r}"
-                )
+        self.record_imports({alias: tools}, actor)
+
+    def record_imports(self, imports: Mapping[str, Sequence[ImportedTool]], actor: str) -> int | None:
+        """``record_import`` for many aliases in one transaction: one ``tool.import`` audit
+        event each and one release for all that changed (its number; None if nothing did).
+
+        Raises:
+            UsageError: as ``record_import``; nothing is written then.
+        """
+        check_imports(imports)
         with self._db.write() as tx:
-            ensure_server(tx, alias)
-            seen = {
-                row.name: row
-                for row in tx.connection.execute(
-                    select(published_tools).where(published_tools.c.alias == alias)
-                )
-            }
-            stateful = set(
-                tx.connection.scalars(select(tool_states.c.name).where(tool_states.c.alias == alias))
-            )
-            added: list[str] = []
-            changed: list[str] = []
-            for tool in tools:
-                if _upsert_published(tx, alias, tool, seen.get(tool.name)):
-                    (changed if tool.name in seen else added).append(tool.name)
-                if tool.name not in stateful:
-                    tx.connection.execute(insert(tool_states).values(alias=alias, name=tool.name))
-            detail: dict[str, object] = {
-                "tools": sorted(tool.name for tool in tools),
-                "added": added,
-                "changed": changed,
-                "dropped": sorted(tool.name for tool in tools if tool.verdict == "drop"),
-                "not_listed": sorted(set(seen) - {tool.name for tool in tools}),
-            }
-            if added or changed:
-                detail["release"] = write_release(tx, actor, f"tool.import {alias}")
-            tx.append(actor, "tool.import", alias, detail)
+            return record_imports(tx, imports, actor)
 
     def sync_policy(
         self,
@@ -122,46 +99,46 @@ class Tools:
         someone else stays until the config's ``enabled`` changes again. A forbidden tool, a
         tool no longer in the config, and a write tool without an approval are always
         disabled. Nothing changed: no release and no audit event.
-        """
-        check_alias(alias)
-        with self._db.write() as tx:
-            ensure_server(tx, alias)
-            rows = {
-                row.name: row
-                for row in tx.connection.execute(select(tool_states).where(tool_states.c.alias == alias))
-            }
-            changes: list[dict[str, object]] = []
-            if spec_hash is not None and _set_spec_hash(tx, alias, spec_hash):
-                changes.append({"server": alias, "spec_hash": spec_hash})
-            for name, policy in sorted(policies.items()):
-                row = rows.get(name)
-                if row is None:
-                    tx.connection.execute(insert(tool_states).values(alias=alias, name=name))
-                    row = tool_row(tx.connection, alias, name)
-                    changes.append({"tool": name, "added": True})
-                values = policy_changes(row, policy, tx.at, actor)
-                if values:
-                    tx.connection.execute(where_tool(update(tool_states), alias, name).values(**values))
-                    changes.append({"tool": name, **describe_changes(values)})
-            for name in sorted(set(rows) - set(policies)):
-                if rows[name].enabled or rows[name].config_enabled:  # gone: forbidden (R9)
-                    values = {
-                        "enabled": False,
-                        "config_enabled": False,
-                        "changed_at": tx.at,
-                        "changed_by": actor,
-                    }
-                    tx.connection.execute(where_tool(update(tool_states), alias, name).values(**values))
-                    changes.append({"tool": name, "enabled": False, "why": "not in the configuration"})
-            if changes:
-                release = write_release(tx, actor, f"policy.sync {alias}")
-                tx.append(actor, "policy.sync", alias, {"changes": changes, "release": release})
 
-    def tool_states(self, alias: str | None = None) -> list[ToolState]:
-        """Every tool the store knows (of ``alias``), ordered by alias and name."""
-        query = (
+        Raises:
+            UsageError: a bad alias or spec hash.
+        """
+        self.sync_policies({alias: policies}, actor, None if spec_hash is None else {alias: spec_hash})
+
+    def sync_policies(
+        self,
+        policies: Mapping[str, Mapping[str, ToolPolicy]],
+        actor: str = "config",
+        spec_hashes: Mapping[str, str] | None = None,
+    ) -> int | None:
+        """``sync_policy`` for every alias of ``policies`` (alias -> tool -> policy) in one
+        transaction: one release for everything that changed (its number; None if nothing
+        did) and one ``policy.sync`` audit event per alias that changed.
+
+        Raises:
+            UsageError: a bad alias or spec hash (nothing is written).
+        """
+        with self._db.write() as tx:
+            return sync_policies(tx, policies, spec_hashes or {}, actor)
+
+    def tool_states(
+        self, alias: str | None = None, *, after: tuple[str, str] | None = None, limit: int | None = None
+    ) -> list[ToolState]:
+        """Every tool the store knows (of ``alias``), ordered by alias and name; with ``after``
+        only those past that (alias, name), and at most ``limit`` of them: a page of a long
+        listing costs one range scan of the primary key, wherever it starts."""
+        query: Select[Any] = (
             select(
-                tool_states,
+                # Only what a ToolState holds: not the approved definitions (a schema each).
+                tool_states.c.alias,
+                tool_states.c.name,
+                tool_states.c.action,
+                tool_states.c.effect,
+                tool_states.c.enabled,
+                tool_states.c.approved_hash,
+                tool_states.c.write_approved_by,
+                tool_states.c.write_approved_at,
+                tool_states.c.write_approved_reason,
                 servers.c.enabled.label("server_enabled"),
                 published_tools.c.definition_hash,
                 published_tools.c.verdict,
@@ -180,8 +157,22 @@ class Tools:
         )
         if alias is not None:
             query = query.where(tool_states.c.alias == alias)
+        if after is not None:
+            query = query.where(tuple_(tool_states.c.alias, tool_states.c.name) > tuple_(*after))
+        if limit is not None:
+            query = query.limit(limit)
         with self._db.read() as connection:
             return [tool_state(row) for row in connection.execute(query)]
+
+    def tool_counts(self) -> dict[str, tuple[int, int]]:
+        """Alias -> (tools the store knows, of which enabled), for every alias with a tool."""
+        query = select(
+            tool_states.c.alias,
+            func.count(),
+            func.sum(case((tool_states.c.enabled, 1), else_=0)),
+        ).group_by(tool_states.c.alias)
+        with self._db.read() as connection:
+            return {row[0]: (int(row[1]), int(row[2] or 0)) for row in connection.execute(query)}
 
     def published_definition(self, alias: str, name: str) -> dict[str, Any] | None:
         """The definition the latest import stored for a tool, or None if it was never imported."""
@@ -280,35 +271,3 @@ class Tools:
         with self._db.write() as tx:
             ensure_server(tx, alias)
             tx.connection.execute(update(servers).where(servers.c.alias == alias).values(era=mode))
-
-
-def _upsert_published(tx: Tx, alias: str, tool: ImportedTool, old: Any) -> bool:
-    """Insert or update a published tool; whether it is new or its definition or verdict changed."""
-    values = {
-        "definition": canonical(plain(tool.definition)),
-        "definition_hash": tool.definition_hash,
-        "verdict": tool.verdict,
-        "score": float(tool.score),
-        "reasons": canonical([str(reason) for reason in tool.reasons]),
-        "last_seen": tx.at,
-    }
-    if old is None:
-        tx.connection.execute(
-            insert(published_tools).values(alias=alias, name=tool.name, first_seen=tx.at, **values)
-        )
-        return True
-    tx.connection.execute(
-        where_tool(update(published_tools), alias, tool.name, published_tools).values(**values)
-    )
-    return any(getattr(old, key) != value for key, value in values.items() if key != "last_seen")
-
-
-def _set_spec_hash(tx: Tx, alias: str, spec_hash: str) -> bool:
-    """Record how the configuration reaches ``alias``; whether it changed."""
-    if not HASH.match(spec_hash):
-        raise UsageError(f"{alias}: not a spec hash: {spec_hash[:80]!r}")
-    stored = tx.connection.scalar(select(servers.c.spec_hash).where(servers.c.alias == alias))
-    if stored == spec_hash:
-        return False
-    tx.connection.execute(update(servers).where(servers.c.alias == alias).values(spec_hash=spec_hash))
-    return True

@@ -27,6 +27,7 @@ import hmac
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Path, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
@@ -38,6 +39,7 @@ from starlette.responses import Response
 from toolpool.errors import PolicyRefusal, ToolpoolError, UnknownAlias, UpstreamError, UsageError
 from toolpool.importing import import_alias
 from toolpool.pool import Pool
+from toolpool.serve._cursor import decode_cursor, encode_cursor
 from toolpool.serve._events import HEARTBEAT_S, EventFeed, EventStream
 from toolpool.serve._guard import AuthGuard, address_of
 from toolpool.serve._headers import API_HEADERS, SecurityHeaders
@@ -187,10 +189,22 @@ def admin_app(
     def changed(alias: str, name: str) -> m.ToolChange:
         return m.ToolChange(tool=m.tool_out(state(alias, name)), release=store.releases.version)
 
-    @api.get("/tools")
-    def list_tools(query: Annotated[m.ToolsQuery, Query()]) -> list[m.ToolOut]:
-        """Every tool the store knows (of ``alias``), by alias and name."""
-        return [m.tool_out(found) for found in store.tools.tool_states(query.alias)]
+    @api.get("/tools", responses=_errors(400))
+    def list_tools(query: Annotated[m.ToolsQuery, Query()], response: Response) -> list[m.ToolOut]:
+        """The tools the store knows (of ``alias``), by alias and name, ``limit`` per page.
+
+        A full page names the next one in ``X-Next-Cursor`` (pass it as ``cursor``) and in
+        a ``Link: <...>; rel="next"`` header; the last page has neither. A cursor that is not
+        one of this listing's is a 400."""
+        after = None
+        if query.cursor is not None:
+            after = decode_cursor(query.cursor)
+            if after is None:
+                raise HTTPException(400, "cursor: not a cursor of this listing (pass X-Next-Cursor as it is)")
+        found = store.tools.tool_states(query.alias, after=after, limit=query.limit)
+        if len(found) == query.limit:
+            _link_next(response, "/admin/tools", query, encode_cursor(found[-1].alias, found[-1].name))
+        return [m.tool_out(state) for state in found]
 
     @api.get("/tools/{alias}/{name}", responses=_errors(404))
     def get_tool(alias: Alias, name: ToolName) -> m.ToolDetail:
@@ -279,22 +293,31 @@ def admin_app(
 
 
 def _servers(store: Store, pool: Pool | None, only: str | None = None) -> list[m.ServerOut]:
-    states = store.tools.tool_states(only)
+    counts = store.tools.tool_counts()  # one grouped query: 20,000 aliases x 100,000 tools
     disabled = set(store.releases.current_release().content["disabled_servers"])
     configured = None if pool is None else set(pool.config.servers)
-    aliases = {found.alias for found in states} | disabled | (configured or set())
+    aliases = set(counts) | disabled | (configured or set())
     if only is not None:
         aliases = {only}
     return [
         m.ServerOut(
             alias=alias,
             enabled=alias not in disabled,
-            tools=sum(1 for found in states if found.alias == alias),
-            enabled_tools=sum(1 for found in states if found.alias == alias and found.enabled),
+            tools=counts.get(alias, (0, 0))[0],
+            enabled_tools=counts.get(alias, (0, 0))[1],
             configured=None if configured is None else alias in configured,
         )
         for alias in sorted(aliases)
     ]
+
+
+def _link_next(response: Response, path: str, query: m.ToolsQuery, cursor: str) -> None:
+    """Name the next page of a listing: ``X-Next-Cursor``, and ``Link`` with its URL."""
+    params = {"cursor": cursor, "limit": str(query.limit)}
+    if query.alias is not None:
+        params["alias"] = query.alias
+    response.headers["X-Next-Cursor"] = cursor
+    response.headers["Link"] = f'<{path}?{urlencode(params)}>; rel="next"'
 
 
 def _next(rows: Sequence[m.AuditEventOut] | Sequence[m.CallRecordOut], page: m.PageQuery) -> int | None:

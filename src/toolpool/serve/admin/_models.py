@@ -13,12 +13,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from toolpool.importing import ImportResult
+from toolpool.serve._cursor import CURSOR_MAX, CURSOR_PATTERN
 from toolpool.serve._patterns import ALIAS_MAX, ALIAS_PATH
 from toolpool.store import AuditCheck, AuditEvent, CallRecord, CallStats, Release, StoredPin, ToolState
 
 __all__ = [
     "ID_MAX",
     "PAGE_MAX",
+    "TOOLS_PAGE",
+    "TOOLS_PAGE_MAX",
     "AuditCheckOut",
     "AuditEventOut",
     "AuditPage",
@@ -56,6 +59,10 @@ __all__ = [
 
 ID_MAX = 2**53  # ids and numbers stay exact in every JSON reader
 PAGE_MAX = 1000  # rows per page of audit events or call records
+# Tools per page of GET /admin/tools: a store of up to TOOLS_PAGE tools answers in one page,
+# as it did before the listing was paged.
+TOOLS_PAGE = 1000
+TOOLS_PAGE_MAX = 5000
 # At least one character that is not white space. Spelled out because Python, Rust (pydantic)
 # and ECMAScript (JSON Schema) disagree on what \s means (U+0085, U+001C-U+001F, U+FEFF): the
 # class is the union of their white space, which covers what the store's str.strip() removes.
@@ -79,6 +86,15 @@ class PageQuery(_Query):
 
 class ToolsQuery(_Query):
     alias: str | None = Field(None, pattern=ALIAS_PATH, max_length=ALIAS_MAX, description="only this alias")
+    limit: int = Field(TOOLS_PAGE, ge=1, le=TOOLS_PAGE_MAX, description="at most this many tools")
+    cursor: str | None = Field(
+        None,
+        min_length=1,
+        max_length=CURSOR_MAX,
+        description="where the page starts: the `X-Next-Cursor` of the page before",
+        # Documented, checked by the route: a cursor that does not match is a 400.
+        json_schema_extra={"pattern": CURSOR_PATTERN},
+    )
 
 
 def _rfc3339(value: object) -> object:

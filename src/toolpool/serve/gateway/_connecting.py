@@ -2,7 +2,7 @@
 
 An alias is wanted while the store has at least one callable tool of it (enabled, on an
 enabled server) and the configuration enables the server. At start every wanted alias is
-connected at once, concurrently (as many at a time as there are CPUs), each bounded by its
+connected at once, concurrently (``CONNECTS_AT_ONCE`` at a time, as the pool admits them), each bounded by its
 own connect timeout. One that fails, or
 that is lost later (timeout, crash, transport closed), is tried again when a client next
 lists or calls tools, after a backoff: 1 s, doubling with each failure, at most 5 s. An
@@ -13,7 +13,6 @@ operator (``report``), never fatal.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
@@ -22,7 +21,7 @@ import anyio.abc
 
 from toolpool.config import Config
 from toolpool.errors import ConnectionRefused, ToolpoolError
-from toolpool.pool import Pool
+from toolpool.pool import CONNECTS_AT_ONCE, Pool
 
 __all__ = ["Connector"]
 
@@ -30,11 +29,10 @@ __all__ = ["Connector"]
 # crashing server is not restarted in a tight loop, and a healthy one comes back soon.
 FIRST_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 5.0
-# Starting a server is CPU-bound (a process importing its SDK) and its timeouts count wall
-# time: more starts at once than CPUs make every one slower and the slowest time out, so
-# connects run concurrently up to this many (measured: 5 demo servers on 2 CPUs all at once,
-# one timed out; 2 or 3 at a time, none did, in the same total time).
-_AT_ONCE = max(2, os.cpu_count() or 2)
+# The pool admits CONNECTS_AT_ONCE aliases at a time (measured: 5 demo servers on 2 CPUs all
+# at once, one timed out; 2 or 3 at a time, none did, in the same total time). The connector
+# waits for a turn of its own, of the same size, before an attempt's timeout starts, so an
+# alias never times out while it only waits behind others.
 # Beyond an alias's own connect timeout (which the pool applies), for the process to start
 # and be closed again; the whole attempt is bounded by both together.
 _CONNECT_SLACK_S = 10.0
@@ -58,7 +56,7 @@ class Connector:
         self._not_before: dict[str, float] = {}
         self._backoff: dict[str, float] = {}
         self._wanted: tuple[int, frozenset[str]] | None = None
-        self._limiter = anyio.CapacityLimiter(_AT_ONCE)
+        self._limiter = anyio.CapacityLimiter(CONNECTS_AT_ONCE)
 
     def wanted(self, *, fresh: bool = True) -> frozenset[str]:
         """The aliases with a callable tool now; read again only when the release changed.

@@ -23,11 +23,12 @@ __all__ = [
     "Section",
     "ServerEntry",
     "ToolRow",
+    "ToolsPage",
     "audit_page",
     "last_id",
     "quarantined",
-    "servers",
     "side_by_side",
+    "tools_page",
 ]
 
 DIFF_MAX_LINES = 2000  # per side of one section; a schema that long is clipped, not diffed whole
@@ -63,21 +64,45 @@ class ServerEntry:
     tools: tuple[ToolRow, ...]
 
 
-def servers(store: Store, configured: Set[str] | None) -> list[ServerEntry]:
-    """Every alias the store or the configuration (``configured``, when known) names, each
-    with its tools."""
-    states = store.tools.tool_states()
+@dataclass(frozen=True, slots=True)
+class ToolsPage:
+    """One page of the servers-and-tools page: ``limit`` tools at most, grouped by server."""
+
+    servers: tuple[ServerEntry, ...]
+    next_after: tuple[str, str] | None  # the (alias, tool) the next page starts after; None: the end
+    first: bool
+
+
+def tools_page(
+    store: Store, configured: Set[str] | None, after: tuple[str, str] | None, limit: int
+) -> ToolsPage:
+    """The ``limit`` tools after ``after`` (from the start when None), each under its server.
+
+    An alias without stored tools (disabled, or only in the configuration) is shown on the
+    page whose range of aliases holds it, so every alias is on exactly one page."""
+    states = store.tools.tool_states(after=after, limit=limit)
+    full = len(states) == limit
+    low = None if after is None else after[0]
+    high = states[-1].alias if full else None
     disabled = set(store.releases.current_release().content["disabled_servers"])
-    aliases = {state.alias for state in states} | disabled | (configured or set())
-    return [
+    bare = (disabled | (configured or set())) - set(store.tools.tool_counts())
+    aliases = {state.alias for state in states} | {
+        alias for alias in bare if (low is None or alias > low) and (high is None or alias <= high)
+    }
+    by_alias: dict[str, list[ToolRow]] = {}
+    for state in states:
+        by_alias.setdefault(state.alias, []).append(ToolRow(state, _pin_status(state)))
+    entries = tuple(
         ServerEntry(
             alias=alias,
             enabled=alias not in disabled,
             configured=None if configured is None else alias in configured,
-            tools=tuple(ToolRow(s, _pin_status(s)) for s in states if s.alias == alias),
+            tools=tuple(by_alias.get(alias, ())),
         )
         for alias in sorted(aliases)
-    ]
+    )
+    next_after = (states[-1].alias, states[-1].name) if full else None
+    return ToolsPage(entries, next_after, after is None)
 
 
 def _pin_status(state: ToolState) -> str:

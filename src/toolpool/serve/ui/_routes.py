@@ -20,6 +20,7 @@ from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from starlette.responses import PlainTextResponse, Response
 
 from toolpool.errors import ToolpoolError, UsageError
+from toolpool.serve._cursor import CURSOR_MAX, decode_cursor, encode_cursor
 from toolpool.serve._events import EventStream
 from toolpool.serve._patterns import ACTOR_PATTERN, ALIAS_MAX, ALIAS_PATH, TOOL_MAX, TOOL_PATH
 from toolpool.serve.ui import _charts as charts
@@ -33,6 +34,9 @@ from toolpool.store import UsageBy, usage_day
 
 __all__ = ["register"]
 
+# Tools per page of the servers-and-tools page: each row carries its forms, and a browser
+# renders a few hundred rows at once comfortably, not 100,000.
+TOOLS_PAGE = 200
 AUDIT_PAGE = 50  # events per audit page by default
 AUDIT_PAGE_MAX = 500
 LIVE_BACKLOG = 20  # call records shown when the live page opens, before live events arrive
@@ -113,10 +117,26 @@ def register(app: FastAPI, ui: Ui) -> None:
     # -- servers and tools -----------------------------------------------------------------
 
     @app.get("/")
-    async def tools_page(request: Request, session: Session) -> Response:
+    async def tools_page(
+        request: Request,
+        session: Session,
+        cursor: Annotated[str | None, Query(min_length=1, max_length=CURSOR_MAX)] = None,
+    ) -> Response:
+        after = None if cursor is None else decode_cursor(cursor)
+        if cursor is not None and after is None:
+            raise HTTPException(400, "cursor: not a cursor of this page (follow its links)")
         configured = None if ui.pool is None else set(ui.pool.config.servers)
-        servers = await _run(pages.servers, store, configured)
-        return ui.render(request, "tools.html", session, page="tools", servers=servers)
+        shown = await _run(pages.tools_page, store, configured, after, TOOLS_PAGE)
+        following = None if shown.next_after is None else encode_cursor(*shown.next_after)
+        return ui.render(
+            request,
+            "tools.html",
+            session,
+            page="tools",
+            servers=shown.servers,
+            listing=shown,
+            following=following,
+        )
 
     def server_action(enabled: bool) -> Callable[..., Any]:
         async def route(request: Request, alias: Alias, session: Session) -> Response:

@@ -1,0 +1,205 @@
+"""The configuration's tool policies synced into the store: every alias in one transaction.
+
+A pool or a command opens the store with the whole configuration synced into it. One write
+transaction per alias made that cost O(aliases) lock round trips and, on a first run, one
+release per alias each holding the whole state (O(aliases x tools)); with 20,000 servers
+that took minutes. Here every alias is read with one query, every row written with one
+batched statement per kind of change, and everything that changed makes ONE release, with
+one ``policy.sync`` audit event per changed alias (as before, naming that release).
+
+The rules of a sync (``toolpool.store._rules.policy_changes``) are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, insert, select, update
+
+from toolpool.config import ToolPolicy
+from toolpool.errors import UsageError
+from toolpool.store._changes import HASH, check_alias, write_release
+from toolpool.store._database import Tx
+from toolpool.store._rules import describe_changes, policy_changes
+from toolpool.store._tables import servers, tool_states
+from toolpool.store._values import AuditEntry
+
+__all__ = ["sync_policies"]
+
+# Above this many aliases, one scan of the table beats a long ``IN (...)`` list.
+_SCAN_ABOVE = 200
+_READ = (
+    tool_states.c.alias,
+    tool_states.c.name,
+    tool_states.c.action,
+    tool_states.c.effect,
+    tool_states.c.resource,
+    tool_states.c.approval,
+    tool_states.c.enabled,
+    tool_states.c.config_enabled,
+    tool_states.c.write_approved_by,
+    tool_states.c.write_approved_at,
+    tool_states.c.write_approved_reason,
+)
+_NEW_ROW = {
+    "action": None,
+    "effect": "write",
+    "resource": None,
+    "approval": "none",
+    "enabled": False,
+    "config_enabled": False,
+    "write_approved_by": None,
+    "write_approved_at": None,
+    "write_approved_reason": None,
+}
+_GONE = {"enabled": False, "config_enabled": False}
+
+
+def sync_policies(
+    tx: Tx,
+    policies: Mapping[str, Mapping[str, ToolPolicy]],
+    spec_hashes: Mapping[str, str],
+    actor: str,
+) -> int | None:
+    """Bring the store in line with ``policies`` (alias -> tool -> policy) and the servers'
+    ``spec_hashes``; the release it wrote, or None when nothing changed.
+
+    Raises:
+        UsageError: a bad alias or spec hash (nothing is written).
+    """
+    for alias in policies:
+        check_alias(alias)
+    for alias, spec_hash in spec_hashes.items():
+        if not HASH.match(spec_hash):
+            raise UsageError(f"{alias}: not a spec hash: {spec_hash[:80]!r}")
+    changes: dict[str, list[dict[str, object]]] = {alias: [] for alias in policies}
+    _sync_servers(tx, policies, spec_hashes, changes)
+    _sync_tools(tx, policies, actor, changes)
+    changed = {alias: found for alias, found in changes.items() if found}
+    if not changed:
+        return None
+    what = next(iter(changed)) if len(changed) == 1 else f"{len(changed)} servers"
+    release = write_release(tx, actor, f"policy.sync {what}")
+    tx.append_many(
+        [
+            AuditEntry(actor, "policy.sync", alias, {"changes": found, "release": release})
+            for alias, found in changed.items()
+        ]
+    )
+    return release
+
+
+def _sync_servers(
+    tx: Tx,
+    policies: Mapping[str, Mapping[str, ToolPolicy]],
+    spec_hashes: Mapping[str, str],
+    changes: dict[str, list[dict[str, object]]],
+) -> None:
+    """Add the servers the store does not know yet (enabled) and record changed spec hashes."""
+    wanted = set(policies) | set(spec_hashes)
+    query = select(servers.c.alias, servers.c.spec_hash)
+    if len(wanted) <= _SCAN_ABOVE:
+        query = query.where(servers.c.alias.in_(sorted(wanted)))
+    known = {row.alias: row.spec_hash for row in tx.connection.execute(query)}
+    missing = [alias for alias in policies if alias not in known] + [
+        alias for alias in spec_hashes if alias not in known and alias not in policies
+    ]
+    if missing:
+        rows = [{"alias": alias, "enabled": True, "created_at": tx.at} for alias in missing]
+        tx.connection.execute(insert(servers), rows)
+    moved = [
+        {"b_alias": alias, "spec_hash": spec_hash}
+        for alias, spec_hash in spec_hashes.items()
+        if known.get(alias) != spec_hash
+    ]
+    if moved:
+        statement = (
+            update(servers)
+            .where(servers.c.alias == bindparam("b_alias"))
+            .values(spec_hash=bindparam("spec_hash"))
+        )
+        tx.connection.execute(statement, moved)
+        for row in moved:
+            changes.setdefault(str(row["b_alias"]), []).append(
+                {"server": row["b_alias"], "spec_hash": row["spec_hash"]}
+            )
+
+
+def _sync_tools(
+    tx: Tx,
+    policies: Mapping[str, Mapping[str, ToolPolicy]],
+    actor: str,
+    changes: dict[str, list[dict[str, object]]],
+) -> None:
+    stored = _stored_rows(tx.connection, policies)
+    inserts: list[dict[str, object]] = []
+    updates: dict[tuple[str, ...], list[dict[str, object]]] = {}
+    for alias, wanted in policies.items():
+        rows = stored.get(alias, {})
+        found = changes[alias]
+        for name, policy in sorted(wanted.items()):
+            row = rows.get(name)
+            values = policy_changes(row or _new_row(), policy, tx.at, actor)
+            if row is None:
+                inserts.append({**_NEW_ROW, "alias": alias, "name": name, **values})
+                found.append({"tool": name, "added": True})
+                if values:
+                    found.append({"tool": name, **describe_changes(values)})
+            elif values:
+                _queue(updates, alias, name, values)
+                found.append({"tool": name, **describe_changes(values)})
+        for name in sorted(set(rows) - set(wanted)):
+            if rows[name].enabled or rows[name].config_enabled:  # gone: forbidden (R9)
+                _queue(updates, alias, name, {**_GONE, "changed_at": tx.at, "changed_by": actor})
+                found.append({"tool": name, "enabled": False, "why": "not in the configuration"})
+    if inserts:
+        _insert_rows(tx.connection, inserts)
+    for keys, rows_of_keys in updates.items():
+        statement = (
+            update(tool_states)
+            .where(tool_states.c.alias == bindparam("b_alias"), tool_states.c.name == bindparam("b_name"))
+            .values({key: bindparam(key) for key in keys})
+        )
+        tx.connection.execute(statement, rows_of_keys)
+
+
+def _stored_rows(
+    connection: Connection, policies: Mapping[str, Mapping[str, ToolPolicy]]
+) -> dict[str, dict[str, Any]]:
+    """The stored state rows of the aliases of ``policies``: alias -> name -> row."""
+    query = select(*_READ)
+    if len(policies) <= _SCAN_ABOVE:
+        query = query.where(tool_states.c.alias.in_(sorted(policies)))
+    rows: dict[str, dict[str, Any]] = {}
+    for row in connection.execute(query):
+        if row.alias in policies:
+            rows.setdefault(row.alias, {})[row.name] = row
+    return rows
+
+
+def _new_row() -> Any:
+    """What a state row holds right after its insert: the columns' defaults (disabled, R9)."""
+    return SimpleNamespace(**_NEW_ROW)
+
+
+def _queue(
+    updates: dict[tuple[str, ...], list[dict[str, object]]],
+    alias: str,
+    name: str,
+    values: Mapping[str, object],
+) -> None:
+    """One update, batched with every other that sets the same columns."""
+    updates.setdefault(tuple(sorted(values)), []).append({"b_alias": alias, "b_name": name, **values})
+
+
+def _insert_rows(connection: Connection, rows: list[dict[str, object]]) -> None:
+    # An executemany needs one set of keys: every row gets every column its change may set.
+    keys = sorted({key for row in rows for key in row})
+    filled = [{key: row.get(key, _default(key)) for key in keys} for row in rows]
+    connection.execute(insert(tool_states), filled)
+
+
+def _default(key: str) -> object:
+    return _NEW_ROW.get(key)
