@@ -31,6 +31,7 @@ from toolpool.calls import (
     Relinker,
     Revocation,
     Sessions,
+    SharedState,
     Visibility,
 )
 from toolpool.config import Config
@@ -74,6 +75,7 @@ class Parts:
     pipeline: CallPipeline
     sessions: Sessions
     admitter: Admitter
+    shared: SharedState | None = None
 
 
 async def assemble(
@@ -93,6 +95,7 @@ async def assemble(
     telemetry: Telemetry,
     clock: Callable[[], datetime],
     monotonic: Callable[[], float],
+    replica: str | None = None,
     relinker: Relinker | None = None,
 ) -> Parts:
     """Build an open pool's parts; whatever needs closing is closed by ``stack``.
@@ -123,8 +126,13 @@ async def assemble(
     blobs = BlobStore()
     events = EventOutlet(on_event, redactor, recorder)
     revocation = Revocation(registry, events)
-    recording = None if recorder is None else CallRecording(recorder, clock, on_call)
+    recording = None if recorder is None else CallRecording(recorder, clock, on_call, replica=replica)
     limits = await _limits(config, opened, events, stack, clock, monotonic)
+    shared = None
+    if config.pool.redis is not None:
+        shared = SharedState(config.pool.redis, lambda kind, detail: events.emit(kind, "", detail), monotonic)
+        stack.push_async_callback(shared.aclose)
+        await tasks.start(shared.follow_breakers, breakers)
     pipeline = CallPipeline(
         registry,
         gate3,
@@ -144,6 +152,7 @@ async def assemble(
         },
         relinker=relinker,
         limits=limits,
+        shared=shared,
         clock=clock,
     )
     sessions = Sessions(pipeline, visibility, opened, recorder, clock)
@@ -162,7 +171,9 @@ async def assemble(
         events,
         telemetry,
     )
-    return Parts(tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter)
+    return Parts(
+        tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter, shared
+    )
 
 
 async def _limits(

@@ -48,6 +48,7 @@ __all__ = [
     "RATE_LIMITED",
     "RESULT_TOO_LARGE",
     "SERVER_CHANGED",
+    "SHARED_STATE_UNAVAILABLE",
     "TAINTED_ARGUMENT",
     "TICKET_EXPIRED",
     "TOOL_DISABLED",
@@ -86,6 +87,8 @@ DENIED: Final = "denied"  # gate 4
 TICKET_EXPIRED: Final = "ticket_expired"  # gate 4
 INVALID_ARGUMENTS: Final = "invalid_arguments"  # gate 5
 TAINTED_ARGUMENT: Final = "tainted_argument"  # gate 6
+# gate 6 with `[pool] redis`: a write cannot be checked against the taint other replicas saw
+SHARED_STATE_UNAVAILABLE: Final = "shared_state_unavailable"
 # Between gates 6 and 7: approval first, then limits; a refused or pending call spends no budget.
 APPROVAL_PENDING: Final = "approval_pending"  # needs a person's approval (its id in `_meta`)
 RATE_LIMITED: Final = "rate_limited"  # over a rate or concurrency limit (the wait in `_meta`)
@@ -109,6 +112,7 @@ ENVELOPE_CODES: Final = frozenset(
         TICKET_EXPIRED,
         INVALID_ARGUMENTS,
         TAINTED_ARGUMENT,
+        SHARED_STATE_UNAVAILABLE,
         APPROVAL_PENDING,
         RATE_LIMITED,
         QUOTA_EXCEEDED,

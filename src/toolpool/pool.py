@@ -77,6 +77,7 @@ class Pool:
         telemetry: traces, metrics and the call log (``toolpool.telemetry``); off by default.
         clock: the wall-clock time tickets are checked against.
         monotonic: seconds for circuit-breaker cooldowns.
+        replica: this process's name where several share one store: in its call records.
     """
 
     def __init__(
@@ -95,6 +96,7 @@ class Pool:
         telemetry: Telemetry | None = None,
         clock: Callable[[], datetime] = utcnow,
         monotonic: Callable[[], float] = time.monotonic,
+        replica: str | None = None,
     ) -> None:
         self.config = config
         self.telemetry = telemetry or Telemetry.off()
@@ -111,6 +113,7 @@ class Pool:
             "telemetry": self.telemetry,
             "clock": clock,
             "monotonic": monotonic,
+            "replica": replica,
         }
         self._parts: Parts | None = None
         self._links: dict[str, Link] = {}
@@ -150,6 +153,11 @@ class Pool:
     def store(self) -> Store | None:
         """The management store this pool uses, if any."""
         return None if self._parts is None else self._parts.store
+
+    async def shared_reachable(self) -> bool | None:
+        """Whether the Redis of ``[pool] redis`` answers now; None without one (or closed)."""
+        shared = None if self._parts is None else self._parts.shared
+        return None if shared is None else await shared.ping()
 
     @property
     def connected(self) -> tuple[str, ...]:

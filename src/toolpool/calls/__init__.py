@@ -22,6 +22,7 @@ from toolpool.calls._retry import RETRIED, Relinker, RetryPlan, call_with_retrie
 from toolpool.calls._revocation import Revocation
 from toolpool.calls._sessions import Session, Sessions
 from toolpool.calls._shaping import shape_result
+from toolpool.calls._shared import SharedState
 from toolpool.calls._taint import GUARANTEED, TaintDelta, TaintLedger
 from toolpool.calls._visible import Enablement, ReleaseEntry, ReleaseView, Visibility
 from toolpool.redaction import Redactor
@@ -56,6 +57,7 @@ __all__ = [
     "Revocation",
     "Session",
     "Sessions",
+    "SharedState",
     "TaintDelta",
     "TaintLedger",
     "Visibility",

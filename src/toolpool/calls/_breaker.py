@@ -62,6 +62,20 @@ class CircuitBreaker:
         if self.state is BreakerState.HALF_OPEN or self._failures >= self._threshold:
             self._open()
 
+    @property
+    def cooldown_s(self) -> float:
+        return self._cooldown_s
+
+    def open_for(self, seconds: float) -> None:
+        """Another replica opened this breaker: open here too, for what is left of its
+        cooldown (a probe already let through still closes it by succeeding)."""
+        left = min(max(seconds, 0.0), self._cooldown_s)
+        opened_at = self._clock() - self._cooldown_s + left
+        if self.state is BreakerState.OPEN:
+            opened_at = max(opened_at, self._opened_at)  # never shortened by an older opening
+        self.state = BreakerState.OPEN
+        self._opened_at = opened_at
+
     def abandoned(self) -> None:
         """The admitted call never finished (cancelled): a probe slot must not leak."""
         if self.state is BreakerState.HALF_OPEN:
@@ -101,6 +115,12 @@ class Breakers:
     def _made(self, alias: str) -> CircuitBreaker:
         spec = self._servers[alias]
         return CircuitBreaker(spec.breaker_failures, spec.breaker_cooldown_s, self._clock)
+
+    def opened_elsewhere(self, alias: str, principal: str | None, seconds: float) -> None:
+        """Another replica's breaker for ``alias`` (``principal``'s own) opened with
+        ``seconds`` of cooldown left; an alias this configuration lacks is ignored."""
+        if alias in self._servers:
+            self.of(alias, principal).open_for(seconds)
 
     def state_of(self, alias: str) -> str:
         """The state of ``alias``'s breaker, without making one (a scrape must not)."""

@@ -41,7 +41,7 @@ from typing import Any, Protocol
 from toolpool import errors
 from toolpool.calls._approvals import CallApprovals, approval_reason
 from toolpool.calls._arguments import argument_problems, render_resource
-from toolpool.calls._breaker import Breakers, CircuitBreaker
+from toolpool.calls._breaker import Breakers, BreakerState, CircuitBreaker
 from toolpool.calls._credentials import carrier
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
 from toolpool.calls._limits import Limits
@@ -50,6 +50,7 @@ from toolpool.calls._results import BlobStore
 from toolpool.calls._retry import Relinker, RetryPlan, call_with_retries, retry_plan
 from toolpool.calls._revocation import Revocation
 from toolpool.calls._shaping import shape_result
+from toolpool.calls._shared import SharedState
 from toolpool.calls._taint import TaintLedger
 from toolpool.calls._visible import Enablement, ReleaseView
 from toolpool.config import PoolSettings
@@ -123,6 +124,7 @@ class CallPipeline:
         retries: Mapping[str, tuple[RetryPolicy | None, float]] | None = None,
         relinker: Relinker | None = None,
         limits: Limits | None = None,
+        shared: SharedState | None = None,
         clock: Callable[[], datetime],
     ) -> None:
         self._registry = registry
@@ -140,6 +142,7 @@ class CallPipeline:
         self._retries = retries or {}
         self._relinker = relinker
         self._limits = limits if limits is not None else Limits.none()
+        self._shared = shared
         self._clock = clock
         self._closed = False
 
@@ -284,7 +287,9 @@ class CallPipeline:
             plan = retry_plan(tool, permission, self._retries)
             gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
         if envelope.ok:
-            session.taint.record(envelope.text)
+            delta = session.taint.record(envelope.text)
+            if self._shared is not None:
+                await self._shared.push(session.taint, delta)  # before the caller sees it
         return gate, envelope
 
     def _released(self, release: ReleaseView | None, tool: ExposedTool) -> tuple[Permission, Envelope | None]:
@@ -348,6 +353,13 @@ class CallPipeline:
         # guarded, whatever the session's release said.
         writes = permission.effect == "write" or tool.effect == "write"
         if writes and not (ticket is not None and ticket.allow_tainted):
+            if self._shared is not None and not await self._shared.pull(taint):
+                return "taint", refusal(
+                    errors.SHARED_STATE_UNAVAILABLE,
+                    tool.name,
+                    f"{tool.name} writes, and what this session's earlier results said cannot be "
+                    "read from the shared state now; retry later",
+                )
             reason = taint.find(arguments)
             if reason is not None:
                 return "taint", refusal(
@@ -387,7 +399,7 @@ class CallPipeline:
                     )
             except UpstreamError as exc:
                 upstream.finish(exc.envelope_code)
-                breaker.failed()
+                await self._failed(breaker, tool.alias, link.principal)
                 if exc.envelope_code in _DROPPING:
                     self._revocation.lost(link, str(exc))
                 failure = upstream_failure(exc.envelope_code, tool.name, exc.detail, principal=link.principal)
@@ -400,8 +412,15 @@ class CallPipeline:
         if envelope.ok:
             breaker.succeeded()
         else:
-            breaker.failed()
+            await self._failed(breaker, tool.alias, link.principal)
         return ("upstream" if result.is_error else "result"), envelope
+
+    async def _failed(self, breaker: CircuitBreaker, alias: str, principal: str | None) -> None:
+        """Count an upstream fault; a breaker it opens is announced to every replica."""
+        was_open = breaker.state is BreakerState.OPEN
+        breaker.failed()
+        if self._shared is not None and not was_open and breaker.state is BreakerState.OPEN:
+            await self._shared.breaker_opened(alias, principal, breaker.cooldown_s)
 
     def _redacted(self, envelope: Envelope) -> Envelope:
         """No secret value leaves in an Envelope, whatever the server echoed."""

@@ -82,6 +82,7 @@ class _Call(NamedTuple):
     release: int | None
     at: datetime
     upstream: str
+    replica: str | None
 
     def record(self) -> CallRecord:
         return CallRecord(
@@ -96,6 +97,7 @@ class _Call(NamedTuple):
             snapshot_version=self.snapshot_version,
             release=self.release,
             at=self.at,
+            replica=self.replica,
         )
 
     def event(self) -> AuditEntry:
@@ -107,6 +109,8 @@ class _Call(NamedTuple):
         }
         if self.upstream:
             detail["upstream"] = self.upstream
+        if self.replica is not None:
+            detail["replica"] = self.replica
         resource = f"{self.alias}/{self.tool}" if self.alias else self.tool
         return AuditEntry(self.principal, "call", resource, detail)
 
@@ -208,10 +212,13 @@ class CallRecording:
         recorder: Recorder,
         clock: Callable[[], datetime],
         on_call: Callable[[CallRecord], None] | None = None,
+        *,
+        replica: str | None = None,
     ) -> None:
         self._recorder = recorder
         self._clock = clock
         self._on_call = on_call
+        self._replica = replica
 
     def record(
         self,
@@ -238,6 +245,7 @@ class CallRecording:
             session.release_number,
             self._clock(),
             envelope.audit_detail,
+            self._replica,
         )
         self._recorder.call_made(call)
         if self._on_call is not None:

@@ -195,8 +195,8 @@ class Sessions:
     def _ledger(self, session_id: str) -> TaintLedger:
         recorder = self._recorder
         if recorder is None:
-            return TaintLedger()
-        return TaintLedger(lambda delta: recorder.taint(session_id, delta))
+            return TaintLedger(scope=session_id)
+        return TaintLedger(lambda delta: recorder.taint(session_id, delta), scope=session_id)
 
     def _release(self, number: int) -> ReleaseView:
         assert self._store is not None

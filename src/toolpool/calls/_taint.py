@@ -73,10 +73,16 @@ class TaintDelta:
 class TaintLedger:
     """What one session's untrusted results said, for gate 6."""
 
-    def __init__(self, on_record: Callable[[TaintDelta], None] | None = None) -> None:
+    def __init__(
+        self, on_record: Callable[[TaintDelta], None] | None = None, *, scope: str | None = None
+    ) -> None:
         """``on_record`` gets what each ``record`` added (when it added anything): how a
-        session's taint is kept in the store as it grows."""
+        session's taint is kept in the store as it grows. ``scope`` names the ledger where
+        replicas share taint (``toolpool.calls._shared``); ``shared_seen`` counts the shared
+        entries already taken in."""
         self._on_record = on_record
+        self.scope = scope
+        self.shared_seen = 0
         self._fingerprints: set[int] = set()
         self._order: deque[int] = deque()
         self._hosts: set[int] = set()

@@ -37,7 +37,9 @@ from toolpool.cli._common import (
     telemetry_for,
 )
 from toolpool.config import Config
+from toolpool.errors import UsageError
 from toolpool.serve import (
+    GRACE_S,
     HTTP_PATH,
     AdminPlane,
     EventHub,
@@ -45,6 +47,7 @@ from toolpool.serve import (
     HttpAddress,
     MetricsPlane,
     call_event,
+    check_replica_name,
     listen,
     serve_http,
     serve_stdio,
@@ -52,10 +55,11 @@ from toolpool.serve import (
 from toolpool.telemetry import TelemetryRuntime
 from toolpool.tickets import Ticket
 
-__all__ = ["ADMIN_TOKEN_ENV", "METRICS_TOKEN_ENV", "serve"]
+__all__ = ["ADMIN_TOKEN_ENV", "METRICS_TOKEN_ENV", "REPLICA_ENV", "serve"]
 
 ADMIN_TOKEN_ENV = "TOOLPOOL_ADMIN_TOKEN"  # noqa: S105 - the name of a variable, not a token
 METRICS_TOKEN_ENV = "TOOLPOOL_METRICS_TOKEN"  # noqa: S105 - the name of a variable, not a token
+REPLICA_ENV = "TOOLPOOL_REPLICA_ID"
 _MIN_ADMIN_TOKEN = 16  # a guessable token would open the whole management plane
 
 
@@ -90,6 +94,34 @@ def serve(
             f"(or set ${METRICS_TOKEN_ENV}).",
         ),
     ] = None,
+    replica_id: Annotated[
+        str | None,
+        typer.Option(
+            "--replica-id",
+            metavar="NAME",
+            help=f"--http: this replica's name where several serve one store (or set ${REPLICA_ENV}): "
+            "in its call records and its session ids, which nginx routes on (deploy/nginx.conf).",
+        ),
+    ] = None,
+    public_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--public-host",
+            metavar="HOST:PORT",
+            help="--http: a name clients reach this service by through a proxy (the Host it "
+            "forwards), accepted beside the listen address.",
+        ),
+    ] = None,
+    grace_s: Annotated[
+        float,
+        typer.Option(
+            "--grace-s",
+            metavar="SECONDS",
+            min=0,
+            max=3600,
+            help="--http: on SIGTERM, how long calls in flight may take to finish.",
+        ),
+    ] = GRACE_S,
     sdk_front: Annotated[
         bool,
         typer.Option(
@@ -109,6 +141,15 @@ def serve(
         fail("--allow applies to --stdio; over HTTP each client's token says what it may use")
     if stdio and (admin_token_file is not None or metrics_token_file is not None):
         fail("the admin API, web UI and metrics are served over --http only")
+    if stdio and (replica_id is not None or public_host):
+        fail("--replica-id and --public-host apply to --http")
+    replica = replica_id if replica_id is not None else (os.environ.get(REPLICA_ENV) or None)
+    if http is not None and replica is not None:
+        try:
+            check_replica_name(replica)
+        except UsageError as error:
+            fail(str(error))
+    public_hosts = tuple(_public_host(value) for value in public_host or ())
     admin_token = _token(admin_token_file, ADMIN_TOKEN_ENV, "admin") if http is not None else None
     metrics_token = _token(metrics_token_file, METRICS_TOKEN_ENV, "metrics") if http is not None else None
     loaded = load(config)
@@ -121,7 +162,7 @@ def serve(
             _report(f"serving MCP on stdio for {ticket.principal} ({', '.join(ticket.actions)})")
             await serve_stdio(gateway, ticket.principal, ticket, stop, lean=not sdk_front)
 
-        _serve(loaded, on_stdio, telemetry)
+        _serve(loaded, on_stdio, telemetry, None)
         return
     assert http is not None
     sock = listen(HttpAddress.parse(http))
@@ -143,10 +184,30 @@ def serve(
                 _report(f"Prometheus metrics on {url.removesuffix(HTTP_PATH)}/metrics")
             _report(f"serving MCP on {url}")  # last: the line that says the service is up
 
-        await serve_http(gateway, sock, stop, on_ready, admin=admin, metrics=metrics, lean=not sdk_front)
+        await serve_http(
+            gateway,
+            sock,
+            stop,
+            on_ready,
+            admin=admin,
+            metrics=metrics,
+            lean=not sdk_front,
+            grace_s=grace_s,
+            public_hosts=public_hosts,
+        )
 
     with sock:
-        _serve(loaded, on_http, telemetry)
+        _serve(loaded, on_http, telemetry, replica)
+
+
+def _public_host(value: str) -> str:
+    """``HOST:PORT`` as a Host header carries it (one line on anything else)."""
+    try:
+        address = HttpAddress.parse(value)
+    except UsageError as error:
+        fail(f"--public-host: {error}")
+    shown = f"[{address.host}]" if ":" in address.host else address.host
+    return f"{shown}:{address.port}".lower()
 
 
 def _token(path: Path | None, variable: str, kind: str) -> str | None:
@@ -169,6 +230,7 @@ def _serve(
     config: Config,
     body: Callable[[Gateway, anyio.Event, EventHub], Awaitable[None]],
     telemetry: TelemetryRuntime,
+    replica: str | None,
 ) -> None:
     async def main() -> None:
         hub = EventHub()
@@ -181,6 +243,7 @@ def _serve(
                 on_report=_report,
                 on_call=lambda record: hub.publish(call_event(record)),
                 telemetry=telemetry.telemetry,
+                replica=replica,
             )
             async with gateway:
                 stopper.phase = "serving"

@@ -29,7 +29,8 @@ accept), and ``_service``, which puts ``/mcp``, ``/admin`` and ``/ui`` on one po
 """
 
 from toolpool.serve._events import EventHub, call_event
-from toolpool.serve._service import METRICS_PATH, AdminPlane, MetricsPlane, serve_http, service_app
+from toolpool.serve._health import HEALTHZ_PATH, READYZ_PATH
+from toolpool.serve._service import GRACE_S, METRICS_PATH, AdminPlane, MetricsPlane, serve_http, service_app
 from toolpool.serve.gateway import (
     CODE_META_KEY,
     HTTP_PATH,
@@ -37,7 +38,9 @@ from toolpool.serve.gateway import (
     ClientView,
     Gateway,
     HttpAddress,
+    Readiness,
     build_server,
+    check_replica_name,
     holder_ticket,
     http_app,
     listen,
@@ -46,8 +49,11 @@ from toolpool.serve.gateway import (
 
 __all__ = [
     "CODE_META_KEY",
+    "GRACE_S",
+    "HEALTHZ_PATH",
     "HTTP_PATH",
     "METRICS_PATH",
+    "READYZ_PATH",
     "AdminPlane",
     "BearerGate",
     "ClientView",
@@ -55,8 +61,10 @@ __all__ = [
     "Gateway",
     "HttpAddress",
     "MetricsPlane",
+    "Readiness",
     "build_server",
     "call_event",
+    "check_replica_name",
     "holder_ticket",
     "http_app",
     "listen",

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hmac
 import math
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -48,6 +48,7 @@ from toolpool.errors import UsageError
 from toolpool.serve._events import EventHub
 from toolpool.serve._guard import AuthGuard, GuardSettings, address_of, report_failures
 from toolpool.serve._headers import API_HEADERS
+from toolpool.serve._health import HEALTHZ_PATH, READYZ_PATH, answer_health
 from toolpool.serve.admin import admin_app
 from toolpool.serve.gateway import Gateway, http_app, rebinding_guard, url_of
 from toolpool.serve.ui import ui_app
@@ -56,6 +57,7 @@ from toolpool.telemetry import PROMETHEUS_CONTENT_TYPE
 
 __all__ = [
     "ADMIN_PATH",
+    "GRACE_S",
     "METRICS_PATH",
     "UI_PATH",
     "AdminPlane",
@@ -75,13 +77,14 @@ TAIL_S = 0.5  # how often the audit log is read for new events: the stream's lat
 _TAIL_PAGE = 200
 _READ_S = 10.0
 # On stop, the event streams end at once (the hub closes first); calls still in flight get
-# this long before uvicorn cancels them.
-_GRACEFUL_SHUTDOWN_S = 2
+# this long by default before uvicorn cancels them (``toolpool serve --grace-s``).
+GRACE_S = 10.0
 _T = TypeVar("_T")
 _BAD_HOST = b'{"error": "invalid Host header"}'
 _UNAUTHORIZED = b'{"error": "a metrics token is required"}'
 _REFUSED = b'{"error": "too many failed authentications from this address; retry later"}'
 _CASELESS = frozenset({b"host", b"origin"})
+_HEALTH = frozenset({HEALTHZ_PATH, READYZ_PATH})
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,21 +182,24 @@ def service_app(
     guard: AuthGuard | None = None,
     metrics: MetricsPlane | None = None,
     lean: bool = True,
+    public_hosts: Sequence[str] = (),
 ) -> ASGIApp:
     """MCP for token holders; with ``admin``, the admin API and the UI beside it; with
-    ``metrics``, ``/metrics`` for its token. ``guard`` (by default one with the configuration's
-    limits) counts and refuses failed authentication. ``lean``: hot 2026-07-28 requests are
-    answered on the gateway's lean front (off: the SDK's server answers every one)."""
+    ``metrics``, ``/metrics`` for its token; ``/healthz`` and ``/readyz`` for anyone
+    (``_health``). ``guard`` (by default one with the configuration's limits) counts and
+    refuses failed authentication. ``lean``: hot 2026-07-28 requests are answered on the
+    gateway's lean front (off: the SDK's server answers every one). ``public_hosts``
+    (``HOST:PORT``): the names a proxy in front gives, accepted by the Host checks too."""
     guard = guard if guard is not None else AuthGuard(guard_settings(gateway.config))
-    mcp = http_app(gateway, host, port, guard=guard, lean=lean)
-    hosts = _allowed_hosts(host, port)
+    mcp = http_app(gateway, host, port, guard=guard, lean=lean, public_hosts=public_hosts)
+    hosts = _allowed_hosts(host, port, public_hosts)
     if admin is None:
-        return _Service(mcp, None, None, hosts, guard, metrics)
+        return _Service(gateway, mcp, None, None, hosts, guard, metrics)
     api = admin_app(
         gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events, guard=guard
     )
     ui = ui_app(gateway.store, admin_token=admin.token, pool=gateway.pool, events=admin.events, guard=guard)
-    return _Service(mcp, api, ui, hosts, guard, metrics)
+    return _Service(gateway, mcp, api, ui, hosts, guard, metrics)
 
 
 async def serve_http(
@@ -205,10 +211,14 @@ async def serve_http(
     admin: AdminPlane | None = None,
     metrics: MetricsPlane | None = None,
     lean: bool = True,
+    grace_s: float = GRACE_S,
+    public_hosts: Sequence[str] = (),
 ) -> None:
     """Serve ``gateway`` on the listening ``sock`` until ``stop`` is set (or SIGINT/SIGTERM),
-    then shut down gracefully: event streams end, calls in flight get a moment. ``on_ready``
-    gets the MCP URL first. With ``admin``, the admin API and the UI are served too, and the
+    then shut down gracefully: the listener closes (a load balancer's next connection goes
+    to another replica), ``/readyz`` says draining, event streams end, and calls in flight
+    get up to ``grace_s`` seconds to finish before they are cancelled. ``on_ready`` gets the
+    MCP URL first. With ``admin``, the admin API and the UI are served too, and the
     hub gets every call and every management event until the service stops.
 
     uvicorn handles SIGINT and SIGTERM itself while it serves, and raises the signal again
@@ -218,13 +228,21 @@ async def serve_http(
     host, port = sock.getsockname()[:2]
     guard = AuthGuard(guard_settings(gateway.config))
     config = uvicorn.Config(
-        service_app(gateway, host, port, admin, guard=guard, metrics=metrics, lean=lean),
+        service_app(
+            gateway, host, port, admin, guard=guard, metrics=metrics, lean=lean, public_hosts=public_hosts
+        ),
         log_level="warning",
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S,
+        timeout_graceful_shutdown=math.ceil(grace_s),
     )
-    server = _Server(config, admin.events.close if admin is not None else (lambda: None))
+
+    def draining() -> None:
+        gateway.draining = True
+        if admin is not None:
+            admin.events.close()
+
+    server = _Server(config, draining)
 
     async def stop_when_asked() -> None:
         await stop.wait()
@@ -256,8 +274,8 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def _allowed_hosts(host: str, port: int) -> frozenset[str] | None:
-    guard = rebinding_guard(host, port)
+def _allowed_hosts(host: str, port: int, public_hosts: Sequence[str]) -> frozenset[str] | None:
+    guard = rebinding_guard(host, port, public_hosts)
     if not guard.enable_dns_rebinding_protection:
         return None
     return frozenset(guard.allowed_hosts)
@@ -268,6 +286,7 @@ class _Service:
 
     def __init__(
         self,
+        gateway: Gateway,
         mcp: ASGIApp,
         api: ASGIApp | None,
         ui: ASGIApp | None,
@@ -275,6 +294,7 @@ class _Service:
         guard: AuthGuard,
         metrics: MetricsPlane | None = None,
     ):
+        self._gateway = gateway
         self._mcp = mcp
         self._api = api
         self._ui = ui
@@ -285,6 +305,9 @@ class _Service:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._mcp(scope, receive, send)
+            return
+        if scope["type"] == "http" and scope.get("path") in _HEALTH:
+            await answer_health(scope["path"], scope["method"], self._gateway, send)
             return
         if scope["type"] == "http" and len(self._guard):  # nothing to look up while nobody failed
             refused_for = self._guard.refusal(address_of(scope))

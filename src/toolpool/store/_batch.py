@@ -43,6 +43,7 @@ _CALL_COLUMNS = (
     "bytes_out",
     "snapshot_version",
     "release",
+    "replica",
 )
 
 
@@ -179,6 +180,7 @@ class BatchWriter:
             record.bytes_out,
             record.snapshot_version,
             record.release,
+            None if record.replica is None else storable(record.replica),
         )
 
     def _usage_row(self, row: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -38,6 +38,7 @@ def call_page(
                 snapshot_version=row.snapshot_version,
                 release=row.release,
                 at=row.at,
+                replica=row.replica,
             ),
         )
         for row in connection.execute(query)

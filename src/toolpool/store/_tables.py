@@ -60,7 +60,7 @@ __all__ = [
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0007"
+SCHEMA_HEAD = "0008"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
@@ -276,6 +276,7 @@ call_records = Table(
     Column("bytes_out", Integer, nullable=False),
     Column("snapshot_version", Integer, nullable=True),
     Column("release", Integer, nullable=True),
+    Column("replica", Text, nullable=True),
 )
 Index(None, call_records.c.alias, call_records.c.tool)
 

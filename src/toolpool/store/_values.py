@@ -214,6 +214,9 @@ class CallRecord:
     snapshot_version: int | None = None
     release: int | None = None
     at: datetime = field(default_factory=now)
+    replica: str | None = None
+    """The process that made the call (``toolpool serve --replica-id``), where several serve
+    one store."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,6 +272,7 @@ class CallRecordOut(_Out):
     bytes_out: int
     snapshot_version: int | None
     release: int | None
+    replica: str | None = None
 
 
 class CallPage(_Out):
@@ -394,4 +395,5 @@ def call_record_out(record_id: int, record: CallRecord) -> CallRecordOut:
         bytes_out=record.bytes_out,
         snapshot_version=record.snapshot_version,
         release=record.release,
+        replica=record.replica,
     )

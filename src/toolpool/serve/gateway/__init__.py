@@ -15,8 +15,9 @@ this part, never inside it; ``toolpool.serve`` puts all three on one port.
 from toolpool.serve.gateway._bearer import BearerGate, holder_ticket
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._front import build_server
-from toolpool.serve.gateway._gateway import Gateway
+from toolpool.serve.gateway._gateway import Gateway, Readiness
 from toolpool.serve.gateway._http import HTTP_PATH, HttpAddress, http_app, listen, rebinding_guard, url_of
+from toolpool.serve.gateway._replica_ids import check_replica_name
 from toolpool.serve.gateway._stdio import serve_stdio
 from toolpool.serve.gateway._wire import CODE_META_KEY
 
@@ -27,7 +28,9 @@ __all__ = [
     "ClientView",
     "Gateway",
     "HttpAddress",
+    "Readiness",
     "build_server",
+    "check_replica_name",
     "holder_ticket",
     "http_app",
     "listen",

@@ -46,6 +46,9 @@ class ClientView:
             clients have no running session to keep a release for); None keeps the first
             session's release for the view's whole life (R15).
         prunable: whether the view may be forgotten once idle (HTTP clients; not stdio).
+        taint_scope: where replicas share this client's taint (``[pool] redis``); by default
+            its first session's id. A stateless client is named by its token, so that
+            whichever replica serves its next request knows what its results said.
     """
 
     def __init__(
@@ -54,11 +57,14 @@ class ClientView:
         *,
         release: Callable[[], int] | None = None,
         prunable: bool = True,
+        taint_scope: str | None = None,
     ) -> None:
         self._open = open_session
         self._release = release
         self.prunable = prunable
         self._session = open_session()
+        if taint_scope is not None:
+            self._session.taint.scope = taint_scope
         self._listed: tuple[Session, Snapshot] | None = None
         self._told: tuple[str, ...] | None = None
         self._peer: ServerSession | None = None

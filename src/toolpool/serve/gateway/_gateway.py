@@ -18,11 +18,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Hashable
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 
 from toolpool.config import Config
 from toolpool.errors import PoolClosed, UsageError
@@ -34,7 +36,7 @@ from toolpool.store import CallRecord, SecretKey, Store
 from toolpool.telemetry import Telemetry
 from toolpool.tickets import Ticket
 
-__all__ = ["Gateway"]
+__all__ = ["Gateway", "Readiness"]
 
 # How often the watcher reads the store's release number at the latest: another process's
 # `toolpool disable` reaches clients' tool lists within about this long.
@@ -43,6 +45,24 @@ POLL_S = 1.0
 # a session after the same time (`session_idle_timeout`).
 IDLE_S = 30 * 60.0
 _LOST = frozenset({"mcp.connection_lost", "mcp.disconnected"})
+# Each readiness check (the store, Redis) answers within this long or counts as down.
+_READY_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """What ``/readyz`` reports; ``ready`` is the load balancer's answer."""
+
+    draining: bool
+    store: bool
+    redis: bool | None  # None: no Redis configured
+    upstreams_wanted: int
+    upstreams_connected: int
+
+    @property
+    def ready(self) -> bool:
+        upstreams = self.upstreams_wanted == 0 or self.upstreams_connected > 0
+        return not self.draining and self.store and self.redis is not False and upstreams
 
 
 class _State(enum.Enum):
@@ -63,6 +83,8 @@ class Gateway:
             not connect, a store that stopped answering); never an exception.
         on_call: receives each call's record as it is made (the service's live events).
         telemetry: spans, metrics and the call log (``toolpool.telemetry``); off by default.
+        replica: this process's name where several serve one store (``--replica-id``): in
+            every call record it makes, and in the ids of the legacy sessions it opens.
     """
 
     def __init__(
@@ -74,8 +96,10 @@ class Gateway:
         on_report: Callable[[str], None] | None = None,
         on_call: Callable[[CallRecord], None] | None = None,
         telemetry: Telemetry | None = None,
+        replica: str | None = None,
     ) -> None:
         self.config = config
+        self.replica = replica
         self.pool = Pool(
             config,
             store=store,
@@ -83,6 +107,7 @@ class Gateway:
             on_event=self._on_event,
             on_call=on_call,
             telemetry=telemetry,
+            replica=replica,
         )
         self._report = on_report if on_report is not None else (lambda _line: None)
         self._connector = Connector(self.pool, config, self._report)
@@ -91,6 +116,8 @@ class Gateway:
         self._marker: tuple[int, int] | None = None
         self._store_failing = False
         self._state = _State.NEW
+        self.draining = False
+        """Set when the service stops taking requests (SIGTERM): ``/readyz`` says so."""
         self._tasks: anyio.abc.TaskGroup | None = None
         self._stack = AsyncExitStack()
 
@@ -139,6 +166,31 @@ class Gateway:
             raise UsageError("the gateway is not open")
         return store
 
+    async def readiness(self) -> Readiness:
+        """Whether this gateway should get requests now (``/readyz``): the store answers,
+        Redis answers (with ``[pool] redis``), it is not draining, and, where aliases are
+        wanted, at least one of them is connected. Every check is bounded."""
+        store_ok = False
+        if self._state is _State.OPEN:
+            try:
+                with anyio.fail_after(_READY_S):
+                    await anyio.to_thread.run_sync(lambda: self.store.cached.release, abandon_on_cancel=True)
+                store_ok = True
+            except (UsageError, TimeoutError):
+                store_ok = False
+        with anyio.move_on_after(_READY_S):
+            redis_ok: bool | None = False
+            redis_ok = await self.pool.shared_reachable()
+        wanted = self._connector.wanted(fresh=False) if self._state is _State.OPEN else frozenset()
+        connected = len(wanted & set(self.pool.connected))
+        return Readiness(
+            draining=self.draining,
+            store=store_ok,
+            redis=redis_ok,
+            upstreams_wanted=len(wanted),
+            upstreams_connected=connected,
+        )
+
     @property
     def views(self) -> ClientBook:
         """The client views of this gateway (transports add theirs; the watcher reads them)."""
@@ -152,16 +204,19 @@ class Gateway:
         *,
         follow_release: bool = False,
         prunable: bool = True,
+        taint_scope: str | None = None,
     ) -> ClientView:
         """The view of the client ``key``; a new one opens a session for ``principal`` bound to
         the store's current release (R15) or, with ``follow_release``, to each new one.
-        A ``prunable`` view is forgotten after ``IDLE_S`` with nothing in flight."""
+        A ``prunable`` view is forgotten after ``IDLE_S`` with nothing in flight;
+        ``taint_scope`` names where replicas share its taint (see ``ClientView``)."""
 
         def make() -> ClientView:
             return ClientView(
                 lambda: self.pool.session(principal, ticket),
                 release=(lambda: self.store.cached.release) if follow_release else None,
                 prunable=prunable,
+                taint_scope=taint_scope,
             )
 
         return self._views.get(key, make)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,7 @@ from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._front import build_server
 from toolpool.serve.gateway._gateway import IDLE_S, Gateway
 from toolpool.serve.gateway._lean_http import LeanHttp
+from toolpool.serve.gateway._replica_ids import ReplicaSessionIds
 from toolpool.serve.gateway._retry_after import RetryAfter
 from toolpool.store import TokenHolder
 
@@ -102,14 +104,15 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}{HTTP_PATH}"
 
 
-def rebinding_guard(host: str, port: int) -> TransportSecuritySettings:
-    """Host and Origin values a request may carry for a listener on ``host:port``."""
+def rebinding_guard(host: str, port: int, public_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """Host and Origin values a request may carry for a listener on ``host:port``, and the
+    ``public_hosts`` (``HOST:PORT``) clients reach it by through a proxy."""
     if host in _WILDCARDS:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     names = {f"[{host}]" if ":" in host else host, "localhost"}
     if _is_loopback(host):
         names |= {"127.0.0.1", "[::1]"} if ":" in host else {"127.0.0.1"}
-    hosts = sorted(f"{name}:{port}" for name in names)
+    hosts = sorted({f"{name}:{port}" for name in names} | {value.lower() for value in public_hosts})
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,
@@ -137,18 +140,29 @@ class _HttpDoor:
         holder = user.holder
         key = view_key(Headers(scope=scope), holder)
         follow = key is not None and key[0] == "token"  # a stateless client has no running session
-        return self._gateway.view(key, holder.principal, holder_ticket(holder), follow_release=follow)
+        # A stateless client's taint is its token's, on every replica (``[pool] redis``).
+        taint_scope = f"token:{holder.name}:{holder.created_at.isoformat()}" if follow else None
+        return self._gateway.view(
+            key, holder.principal, holder_ticket(holder), follow_release=follow, taint_scope=taint_scope
+        )
 
 
 def http_app(
-    gateway: Gateway, host: str, port: int, *, guard: AuthGuard | None = None, lean: bool = True
+    gateway: Gateway,
+    host: str,
+    port: int,
+    *,
+    guard: AuthGuard | None = None,
+    lean: bool = True,
+    public_hosts: Sequence[str] = (),
 ) -> ASGIApp:
     """The whole HTTP application: the bearer gate in front of the SDK's streamable HTTP app;
     ``guard`` counts its failed authentications. ``lean`` answers hot 2026-07-28 requests on
-    the lean front (``_lean_http``)."""
+    the lean front (``_lean_http``). ``public_hosts`` pass the Host check too (a proxy's
+    names). A gateway with a ``replica`` name puts it in its session ids (``_replica_ids``)."""
     door = _HttpDoor(gateway)
     server = build_server(gateway, door)
-    security = rebinding_guard(host, port)
+    security = rebinding_guard(host, port, public_hosts)
     mcp_app: ASGIApp = server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
         transport_security=security,
@@ -163,9 +177,10 @@ def http_app(
         # a worker-thread hop per request cost more than the read itself (bench/RESULTS §7).
         return gateway.store.tokens.token_holder(token)
 
-    return BearerGate(
+    gated: ASGIApp = BearerGate(
         _IdGuard(RetryAfter(mcp_app)), lookup, gateway.views, guard=guard, audit=gateway.store.audit.audit
     )
+    return gated if gateway.replica is None else ReplicaSessionIds(gated, gateway.replica)
 
 
 class _IdGuard:
