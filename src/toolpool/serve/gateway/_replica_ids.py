@@ -8,6 +8,9 @@ way in; nginx routes on the prefix (``deploy/nginx.conf``). An id with another r
 prefix, or none, names no session here: it reaches the SDK as an id it never made, which
 answers 404 "Session not found" — what the MCP specification tells a client to answer with
 a fresh ``initialize``. That is what a client of a replica that died sees.
+
+Every answer also names the replica that gave it (``X-Toolpool-Replica``), for operators
+reading a proxy's log, and for the deployment test, which checks each replica's records.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolpool.errors import UsageError
 
-__all__ = ["REPLICA_NAME", "ReplicaSessionIds", "check_replica_name"]
+__all__ = ["REPLICA_HEADER", "REPLICA_NAME", "ReplicaSessionIds", "check_replica_name"]
 
 REPLICA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _HEADER = b"mcp-session-id"
+REPLICA_HEADER = "x-toolpool-replica"
+_REPLICA = REPLICA_HEADER.encode("ascii")
 # What a foreign id becomes: no id the SDK makes contains a character outside hex digits.
 _FOREIGN = b"not-this-replica:"
 
@@ -44,7 +49,8 @@ class ReplicaSessionIds:
 
     def __init__(self, app: ASGIApp, replica: str) -> None:
         self._app = app
-        self._prefix = check_replica_name(replica).encode("ascii") + b"."
+        self._name = check_replica_name(replica).encode("ascii")
+        self._prefix = self._name + b"."
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -59,8 +65,11 @@ class ReplicaSessionIds:
                 message = {
                     **message,
                     "headers": [
-                        (name, self._prefix + value if name.lower() == _HEADER else value)
-                        for name, value in message.get("headers", ())
+                        *(
+                            (name, self._prefix + value if name.lower() == _HEADER else value)
+                            for name, value in message.get("headers", ())
+                        ),
+                        (_REPLICA, self._name),
                     ],
                 }
             await send(message)
