@@ -154,6 +154,11 @@ class Pool:
         """The management store this pool uses, if any."""
         return None if self._parts is None else self._parts.store
 
+    @property
+    def calls_in_flight(self) -> int:
+        """Calls that started and have not returned yet, in every session of this pool."""
+        return 0 if self._parts is None else self._parts.pipeline.in_flight
+
     async def shared_reachable(self) -> bool | None:
         """Whether the Redis of ``[pool] redis`` answers now; None without one (or closed)."""
         shared = None if self._parts is None else self._parts.shared

@@ -145,6 +145,8 @@ class CallPipeline:
         self._shared = shared
         self._clock = clock
         self._closed = False
+        self.in_flight = 0
+        """Calls that entered ``run`` and have not returned (what a draining service waits for)."""
 
     def close(self) -> None:
         """From now on every call raises ``PoolClosed``."""
@@ -166,15 +168,19 @@ class CallPipeline:
         """
         if self._closed:
             raise PoolClosed("the pool is not open: use it inside `async with Pool(config)`")
-        if self._telemetry.active:
-            return await self._observed(session, snapshot, name, arguments, ticket)
-        started = time.perf_counter()
-        _, envelope = await self._gates(session, snapshot, name, arguments, ticket)
-        envelope = self._redacted(envelope)
-        if self._recording is not None:
-            seconds = time.perf_counter() - started
-            self._recording.record(session, snapshot, name, arguments, envelope, seconds)
-        return envelope
+        self.in_flight += 1
+        try:
+            if self._telemetry.active:
+                return await self._observed(session, snapshot, name, arguments, ticket)
+            started = time.perf_counter()
+            _, envelope = await self._gates(session, snapshot, name, arguments, ticket)
+            envelope = self._redacted(envelope)
+            if self._recording is not None:
+                seconds = time.perf_counter() - started
+                self._recording.record(session, snapshot, name, arguments, envelope, seconds)
+            return envelope
+        finally:
+            self.in_flight -= 1
 
     async def _observed(
         self,

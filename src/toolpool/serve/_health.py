@@ -1,7 +1,7 @@
 """``/healthz`` and ``/readyz``: what a load balancer or an orchestrator asks a replica.
 
-``/healthz`` (live): 200 while the process serves HTTP at all; a process that cannot answer
-it should be restarted. ``/readyz`` (ready): 200 when the replica should get requests now —
+``/healthz`` (live): 200 while the process serves HTTP at all, with the calls in flight (what
+a drain waits for); a process that cannot answer it should be restarted. ``/readyz`` (ready): 200 when the replica should get requests now —
 its store answers, its Redis answers (with ``[pool] redis``), it is not draining after
 SIGTERM, and where aliases are wanted at least one is connected — else 503; the body says
 which check failed, as counts and booleans only (no alias names, nothing from upstreams), so
@@ -32,7 +32,8 @@ async def answer_health(path: str, method: str, gateway: Gateway, send: Send) ->
         return
     head = method == "HEAD"
     if path == HEALTHZ_PATH:
-        await _answer(send, 200, {"live": True, "draining": gateway.draining}, head=head)
+        live = {"live": True, "draining": gateway.draining, "calls_in_flight": gateway.pool.calls_in_flight}
+        await _answer(send, 200, live, head=head)
         return
     readiness = await gateway.readiness()
     body: dict[str, object] = {
