@@ -198,7 +198,7 @@ async def served(
             await stop(process)
 
 
-async def stop(process: anyio.abc.Process, signum: int = signal.SIGTERM) -> int:
+async def stop(process: anyio.abc.Process, signum: signal.Signals = signal.SIGTERM) -> int:
     """Signal ``process``, wait (bounded) for it to exit; kill it if it will not. Its exit code."""
     if process.returncode is None:
         process.send_signal(signum)

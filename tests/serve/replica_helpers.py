@@ -64,20 +64,26 @@ def nginx_binary() -> str:
     return found
 
 
-def rendered_config(front: int, replicas: Sequence[int]) -> str:
-    """deploy/nginx.conf for replicas on ``replicas`` (r1, r2, r3) behind 127.0.0.1:``front``."""
+def rendered_config(front: int, replicas: Sequence[int], serving: int | None = None) -> str:
+    """deploy/nginx.conf for replicas on ``replicas`` (r1, r2, r3) behind 127.0.0.1:``front``;
+    with ``serving``, only the first that many take requests without a session (the bench's
+    runs with fewer replicas)."""
     text = NGINX_CONF.read_text(encoding="utf-8")
     assert len(replicas) == len(_SHIPPED_PORTS), "the shipped file names three replicas"
+    for shipped in _SHIPPED_PORTS[serving:] if serving is not None else ():
+        shared = f"\n    server 127.0.0.1:{shipped} max_fails=1 fail_timeout=5s;"
+        assert shared in text
+        text = text.replace(shared, "", 1)  # the first: the shared upstream's
     text = text.replace(_SHIPPED_FRONT, f"127.0.0.1:{front}")
     for shipped, port in zip(_SHIPPED_PORTS, replicas, strict=True):
         text = re.sub(rf"127\.0\.0\.1:{shipped}\b", f"127.0.0.1:{port}", text)
     return text
 
 
-def _prepared(folder: Path, front: int, replicas: Sequence[int]) -> list[str]:
+def _prepared(folder: Path, front: int, replicas: Sequence[int], serving: int | None) -> list[str]:
     """nginx's prefix folder, written and checked (``nginx -t``); the command that runs it."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "toolpool.conf").write_text(rendered_config(front, replicas), encoding="utf-8")
+    (folder / "toolpool.conf").write_text(rendered_config(front, replicas, serving), encoding="utf-8")
     temp = {name: folder / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
     for path in temp.values():
         path.mkdir(exist_ok=True)
@@ -100,9 +106,12 @@ def _prepared(folder: Path, front: int, replicas: Sequence[int]) -> list[str]:
 
 
 @asynccontextmanager
-async def nginx(folder: Path, front: int, replicas: Sequence[int]) -> AsyncIterator[Path]:
-    """nginx in front of the replicas, until the block ends; yields its error log's path."""
-    command = await anyio.to_thread.run_sync(_prepared, folder, front, replicas)
+async def nginx(
+    folder: Path, front: int, replicas: Sequence[int], serving: int | None = None
+) -> AsyncIterator[Path]:
+    """nginx in front of the replicas (``serving``: see ``rendered_config``), until the block
+    ends; yields its error log's path."""
+    command = await anyio.to_thread.run_sync(_prepared, folder, front, replicas, serving)
     process = await anyio.open_process(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         with anyio.fail_after(WAIT_S):
