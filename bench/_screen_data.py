@@ -12,7 +12,7 @@ from toolpool.upstream import PublishedTool
 
 __all__ = ["DEFAULT_DATASETS", "HELD_OUT", "Entry", "dedupe_by_description", "load", "load_held_out"]
 
-DEFAULT_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+DEFAULT_DATASETS = Path(__file__).resolve().parents[1] / "tests" / "data" / "datasets"
 HELD_OUT = Path(__file__).resolve().parents[1] / "tests" / "vetting" / "screener_heldout.jsonl"
 
 

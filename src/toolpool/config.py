@@ -42,7 +42,8 @@ ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
 REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ACTION_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
+# Field docstrings are the fields' descriptions: docs/configuration.md is generated from them.
+_FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True)
 _REFUSALS = {
     Refusal.FORBIDDEN: "a forbidden tool (action = false) cannot be enabled",
     Refusal.WRITE_NEEDS_APPROVAL: (
@@ -59,7 +60,9 @@ class SecretRef(BaseModel):
 
     model_config = _FROZEN
     secret: Annotated[str, Field(min_length=1, max_length=128)]
+    """The secret's name in the store (`toolpool secrets set NAME`), resolved only when connecting."""
     per_principal: bool = False
+    """Each calling principal's own value (`secrets set NAME --principal P`), and a connection per principal."""
 
 
 ConfigValue: TypeAlias = str | SecretRef
@@ -70,7 +73,9 @@ class WriteApproval(BaseModel):
 
     model_config = _FROZEN
     by: Annotated[str, Field(min_length=1)]
+    """Who approved enabling this write tool (recorded in the audit log)."""
     reason: Annotated[str, Field(min_length=1)]
+    """Why it was approved."""
 
 
 class ToolPolicy(LimitFields):
@@ -82,15 +87,25 @@ class ToolPolicy(LimitFields):
 
     model_config = _FROZEN
     action: str | Literal[False]
+    """The local action name tickets grant (`demo.lookup`); `false` forbids the tool: listed (R2), never exposed (R6)."""
     effect: Literal["read", "write"] = "write"
+    """What the tool does locally: `"read"` or `"write"`; a write tool needs `write_approval` to be enabled, and its arguments are checked for taint."""
     enabled: bool = False
+    """Enabled by the config author (recorded in the store as actor `"config"`)."""
     write_approval: WriteApproval | None = None
+    """For an enabled write tool: `{ by = "...", reason = "..." }`."""
     resource: str | None = None
+    """A template over the arguments (`"{key}"`) naming the resource a ticket must allow; unset, any resource."""
     max_argument_bytes: Annotated[int, Field(gt=0)] | None = None
+    """This tool's cap on the size of a call's arguments (JSON bytes); unset, the pool's."""
     max_result_chars: Annotated[int, Field(ge=64)] | None = None
+    """This tool's cap on the result text a model sees (the full result is kept as a blob); unset, the pool's."""
     pin: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+    """The approved hash of the tool's definition (`sha256:...`): another definition is quarantined (R7)."""
     approval: Literal["none", "each_call"] = "none"
+    """`"each_call"`: every call waits for a person's single-use approval (`approval_pending`)."""
     retry: RetryPolicy | None = None
+    """Retries of this read tool's calls (see `retry` below); unset, the server's."""
 
     @property
     def forbidden(self) -> bool:
@@ -130,36 +145,67 @@ class ServerSpec(LimitFields):
 
     model_config = _FROZEN
     alias: str
+    """The server's alias: the table's name, never a key."""
     transport: Literal["stdio", "http", "sse"]
+    """`"stdio"` (a child process), `"http"` (streamable HTTP) or `"sse"`."""
     command: str | None = None
+    """stdio: the program to start (an argument list, never a shell); a relative path is taken beside the config file."""
     args: tuple[str, ...] = ()
+    """stdio: the program's arguments."""
     env: Mapping[str, ConfigValue] = Field(default_factory=dict)
+    """stdio: exactly the child's environment, nothing from the host; values may be `{ secret = "NAME" }`."""
     cwd: Path | None = None
+    """stdio: the child's working folder, relative to the config file; unset, the config file's folder."""
     url: str | None = None
+    """http/sse: the server's URL (`http://` or `https://`)."""
     headers: Mapping[str, ConfigValue] = Field(default_factory=dict)
+    """http/sse: headers sent with every request; values may be `{ secret = "NAME" }`."""
     call_timeout_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
+    """How long one call may take before `mcp_timeout` (the connection is then dropped)."""
     connect_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+    """How long starting, the handshake and listing the tools may take."""
     health_interval_s: Annotated[float, Field(gt=0, le=3600)] = 15.0
+    """How often the watchdog checks an idle connection (R12)."""
     era: str = "auto"
+    """`"auto"` (probe once, then remembered), `"legacy"` or a modern protocol version (`"2026-07-28"`)."""
     lifecycle: Literal["persistent", "per_call"] = "persistent"
+    """`"persistent"` keeps one connection; `"per_call"` starts a fresh server for every call."""
     allow_private_network: bool = False
+    """Lets the SSRF guard accept private, loopback and link-local addresses for this server (R14)."""
     sandbox: Literal["none", "bwrap"] = "none"
+    """`"bwrap"` runs a stdio server inside bubblewrap; `"none"` does not."""
     allow_network: bool = False
+    """Sandboxed servers only: give the sandbox network access (else none, not even 127.0.0.1)."""
     sandbox_read_only: tuple[Path, ...] = ()
+    """Sandboxed servers only: more folders the server may read, relative to the config file."""
     max_memory_mb: Annotated[int, Field(ge=16)] | None = 4096
+    """stdio: RLIMIT_DATA of the server process, in MiB."""
     max_cpu_s: Annotated[int, Field(ge=1)] | None = 3600
+    """stdio: CPU seconds before the kernel kills the server."""
     max_open_files: Annotated[int, Field(ge=16)] | None = 1024
+    """stdio: the server's file descriptor limit."""
     breaker_failures: Annotated[int, Field(ge=1, le=1000)] = 5
+    """Upstream failures in a row that open the alias's circuit breaker (`circuit_open`)."""
     breaker_cooldown_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
+    """How long an open breaker refuses calls before letting one try."""
     enabled: bool = True
+    """`false` turns the whole server off: nothing connects, its tools are refused (`tool_disabled`)."""
     retry: RetryPolicy | None = None
+    """`{ attempts, backoff_ms, deadline_s }`: retries of this server's read calls."""
     require_tls: bool | None = None
+    """Refuse `http://` (except loopback with `allow_private_network`); unset, `[pool] require_tls`."""
     tls_client_cert: SecretRef | None = None
+    """Mutual TLS: the client certificate (PEM), as `{ secret = "NAME" }`."""
     tls_client_key: SecretRef | None = None
+    """Mutual TLS: the client key (PEM), as `{ secret = "NAME" }`."""
     tls_ca: Path | None = None
+    """A CA bundle (PEM file, relative to the config file) trusted instead of the system's."""
     admit_as: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    """With a `per_principal` secret: the principal whose value admits the server; unset, each secret's pool-wide value."""
     idle_close_s: Annotated[float, Field(gt=0, le=86_400)] = 300.0
+    """With a `per_principal` secret: a principal's connection closes after this long without calls."""
     tools: Mapping[str, ToolPolicy] = Field(default_factory=dict)
+    """One table per published tool: the exact-match set (R2)."""
 
     @property
     def spec_hash(self) -> str:
@@ -257,21 +303,37 @@ class PoolSettings(LimitFields):
 
     model_config = _FROZEN
     store: str | None = None
+    """The store's URL: `sqlite:///PATH` (relative to the config file) or `postgresql+psycopg://...`; unset, `toolpool.db` beside the config file."""
     description_max_chars: Annotated[int, Field(ge=16, le=100_000)] = 400
+    """Tool descriptions are cut to this length before a model sees them (R5)."""
     max_list_pages: Annotated[int, Field(ge=1, le=100_000)] = 100
+    """Pages of `tools/list` read from one server before the connection is refused (R2)."""
     max_tools_per_server: Annotated[int, Field(ge=1, le=100_000)] = 2000
+    """Tools one server may publish before the connection is refused (R2)."""
     max_argument_bytes: Annotated[int, Field(ge=16)] = 256 * 1024
+    """The cap on a call's arguments (JSON bytes): larger is `invalid_arguments`."""
     max_schema_bytes: Annotated[int, Field(ge=64)] = 64 * 1024
+    """The cap on a tool's input or output schema (JSON bytes): larger refuses the tool (R4)."""
     max_schema_depth: Annotated[int, Field(ge=2, le=256)] = 32
+    """The cap on a schema's nesting depth (R4)."""
     max_result_chars: Annotated[int, Field(ge=64)] = 8000
+    """Result text a model sees, at most (the full result is kept as a blob)."""
     max_result_bytes: Annotated[int, Field(ge=1024)] = 4 * 1024 * 1024
+    """The largest result accepted from a server; larger is `result_too_large`."""
     screen_threshold: Annotated[float, Field(gt=0)] = 1.0
+    """The screener's score at or above which a tool is dropped (R5)."""
     auth_failure_limit: Annotated[int, Field(ge=1, le=1_000_000)] = 20
+    """`serve --http`: failed authentications from one address within `auth_failure_window_s` before it is refused."""
     auth_failure_window_s: Annotated[float, Field(gt=0, le=86_400)] = 60.0
+    """`serve --http`: the window failed authentications are counted in."""
     auth_refusal_s: Annotated[float, Field(ge=0, le=86_400)] = 300.0
+    """`serve --http`: how long an address over the limit is refused (429); 0 counts and reports only."""
     redis: Annotated[str, Field(pattern=r"^(redis|rediss|unix)://")] | None = None
+    """`redis://`, `rediss://` or `unix://` URL: limits and quotas shared by several processes; unset, in process."""
     approval_ttl_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600.0
+    """How long a call's approval stays usable."""
     require_tls: bool = False
+    """Every server's default for `require_tls`."""
 
 
 class TelemetrySettings(BaseModel):
@@ -286,13 +348,21 @@ class TelemetrySettings(BaseModel):
 
     model_config = _FROZEN
     service_name: Annotated[str, Field(min_length=1, max_length=200)] = "toolpool"
+    """The OpenTelemetry service name."""
     traces: Literal["none", "otlp", "console"] = "none"
+    """`"otlp"` exports traces (OTLP/HTTP to `otlp_endpoint`), `"console"` prints them, `"none"` is off."""
     metrics: Literal["none", "otlp", "console"] = "none"
+    """`"otlp"`, `"console"` or `"none"`, as for traces."""
     otlp_endpoint: str = "http://127.0.0.1:4318"
+    """Where OTLP/HTTP export sends traces and metrics."""
     metric_export_interval_s: Annotated[float, Field(gt=0, le=86_400)] = 60.0
+    """How often metrics are exported."""
     call_log: Annotated[str, Field(min_length=1, max_length=4096)] = "off"
+    """`"off"`, `"stderr"`, `"stdout"` or a file path: one JSON line per call decision."""
     call_log_level: Literal["debug", "info", "warning"] = "info"
+    """The level of ok calls and refusals in the call log (upstream faults are warnings)."""
     tools_grew_factor: Annotated[float, Field(gt=1, le=1000)] = 1.5
+    """A listing larger than this factor times the last admitted one (in estimated tokens) raises `mcp.tools_grew`."""
 
 
 class Config(BaseModel):
@@ -300,10 +370,15 @@ class Config(BaseModel):
 
     model_config = _FROZEN
     source: Path
+    """The file the configuration came from (not a key)."""
     pool: PoolSettings = Field(default_factory=PoolSettings)
+    """`[pool]`: pool-wide settings and limits."""
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    """`[telemetry]`: traces, metrics and the call log."""
     servers: Mapping[str, ServerSpec] = Field(default_factory=dict)
+    """`[servers.ALIAS]`: one table per upstream server."""
     principals: Mapping[str, PrincipalPolicy] = Field(default_factory=dict)
+    """`[principals.NAME]` (or `"*"`): one principal's limits and quota."""
 
     def requires_tls(self, alias: str) -> bool:
         """Whether ``alias`` must be reached over ``https://`` (its own setting, else the pool's)."""

@@ -9,6 +9,7 @@ Blame is split three ways, because each needs a different reaction::
     │   ├── MissingSecret           the config refers to a secret that was not provided
     │   │   └── CredentialMissing   the calling principal has no value of a per-principal secret
     │   ├── SandboxUnavailable      the config asks for a sandbox this machine cannot run
+    │   ├── MissingExtra            an integration's framework is not installed (also an ImportError)
     │   └── PoolClosed              the pool was used outside ``async with`` or after aclose()
     ├── PolicyRefusal               local policy refused it: working as intended
     │   ├── ConnectionRefused       an admission rule (R2-R4) refused a whole connection
@@ -57,6 +58,7 @@ __all__ = [
     "ConfigError",
     "ConnectionRefused",
     "CredentialMissing",
+    "MissingExtra",
     "MissingSecret",
     "ModelError",
     "ModelRejected",
@@ -189,6 +191,16 @@ class SandboxUnavailable(UsageError):
         self.alias = alias
         self.problem = problem
         super().__init__(f"server {alias!r} needs the bwrap sandbox, which cannot run here: {problem}")
+
+
+class MissingExtra(UsageError, ImportError):
+    """A ``toolpool.integrations`` module was imported without its framework: the message names
+    the extra that installs it (``pip install 'toolpool[pydantic-ai]'``)."""
+
+    def __init__(self, module: str, extra: str) -> None:
+        self.module = module
+        self.extra = extra
+        super().__init__(f"{module} needs its framework: pip install 'toolpool[{extra}]'")
 
 
 class PoolClosed(UsageError):

@@ -34,7 +34,8 @@ __all__ = [
     "rate_per_second",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
+# Field docstrings are the fields' descriptions: docs/configuration.md is generated from them.
+_FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True)
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour|d|day)\s*$")
 _UNIT_SECONDS = {
     "s": 1.0,
@@ -71,11 +72,13 @@ class LimitFields(BaseModel):
 
     model_config = _FROZEN
     rate: str | None = None
+    """A token bucket for the calls at this level: `COUNT/s`, `/min`, `/h` or `/day` (`"10/s"`); unset, no rate limit."""
     burst: Annotated[int, Field(ge=1, le=1_000_000_000)] | None = None
+    """The bucket's size (needs `rate`); by default one second's worth of `rate`, at least 1."""
     max_concurrent_calls: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
-    # With `[pool] redis`, what this level's limits do while Redis cannot be reached:
-    # "closed" (the default) refuses the call, "open" lets it through; both raise an event.
+    """Calls in flight at this level at once (held through the upstream call); unset, no cap."""
     redis_down: Literal["closed", "open"] | None = None
+    """With `[pool] redis`, what this level's limits do while Redis cannot be reached: `"closed"` refuses the call (`limits_unavailable`), `"open"` lets it through uncounted; unset, the pool's, else `"closed"`."""
 
     @field_validator("rate")
     @classmethod
@@ -112,8 +115,11 @@ class PrincipalPolicy(LimitFields):
     """``[principals.NAME]``: one principal's limits and quota over all its calls."""
 
     quota_calls: Annotated[int, Field(ge=1)] | None = None
+    """Calls that reached a server, per `quota_period`, before `quota_exceeded`; unset, no call quota."""
     quota_wait_s: Annotated[float, Field(gt=0)] | None = None
+    """Seconds spent waiting on upstream servers, per `quota_period`; unset, no wait quota."""
     quota_period: Literal["hour", "day", "month"] = "day"
+    """The UTC period a quota counts over."""
 
     @property
     def has_quota(self) -> bool:
@@ -128,7 +134,8 @@ class RetryPolicy(BaseModel):
 
     model_config = _FROZEN
     attempts: Annotated[int, Field(ge=1, le=10)] = 2
+    """How many more times a read call is tried after `mcp_connection_lost` or `mcp_timeout`."""
     backoff_ms: Annotated[int, Field(ge=0, le=60_000)] = 100
-    # The call's deadline: no attempt starts after it (default: the server's connect_timeout_s
-    # plus call_timeout_s for each try, the first included).
+    """The wait before the first retry; each further wait is twice as long."""
     deadline_s: Annotated[float, Field(gt=0, le=86_400)] | None = None
+    """The call's deadline: no attempt starts after it; unset, `connect_timeout_s` plus `call_timeout_s` for each try."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.data import DATASETS
 from toolpool.agent._budget import (
     QUERY_MAX_CHARS,
     TOOL_OVERHEAD_TOKENS,
@@ -21,9 +21,7 @@ from toolpool.agent._budget import (
 from toolpool.agent._messages import ToolSpec
 from toolpool.vetting.names import local_name
 
-LIVEMCPBENCH = (
-    Path(__file__).resolve().parents[3] / "shared" / "datasets" / "livemcpbench" / "normalized.jsonl"
-)
+LIVEMCPBENCH = DATASETS / "livemcpbench" / "normalized.jsonl"
 
 
 def tool(name: str, description: str = "", **properties: str) -> ToolSpec:
@@ -192,8 +190,6 @@ def test_any_names_and_descriptions_index_and_search_without_raising(
 
 
 def livemcpbench() -> tuple[ToolSpec, ...]:
-    if not LIVEMCPBENCH.exists():
-        pytest.skip(f"{LIVEMCPBENCH} is not here (the shared data sets sit beside the repository)")
     rows = [
         json.loads(line) for line in LIVEMCPBENCH.read_text(encoding="utf-8").splitlines() if line.strip()
     ]

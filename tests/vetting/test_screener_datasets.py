@@ -8,19 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.data import DATASETS
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 HELD_OUT = Path(__file__).with_name("screener_heldout.jsonl")
 SCREENER = RuleScreener()
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        pytest.skip(f"{path} is not here (the shared data sets sit beside the repository)")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 

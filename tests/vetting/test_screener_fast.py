@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.data import DATASETS
 from tests.vetting.test_screener_datasets import labelled_peers, published
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import (
@@ -41,7 +42,6 @@ from toolpool.vetting.screener._vocab import Vocab
 FAST = RuleScreener()
 FULL = RuleScreener(fast_path=False)
 HERE = Path(__file__).resolve().parent
-DATASETS = HERE.parents[2] / "shared" / "datasets"
 _PACKAGE = "toolpool.vetting.screener"
 
 
@@ -273,8 +273,6 @@ def _test_literals() -> list[str]:
 
 
 def test_r5_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_definition() -> None:
-    if not DATASETS.is_dir():
-        pytest.skip(f"{DATASETS} is not here (the shared data sets sit beside the repository)")
     rows = []
     for path in [HERE / "screener_heldout.jsonl", *sorted(DATASETS.glob("*/normalized.jsonl"))]:
         rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -286,8 +284,6 @@ def test_r5_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_defin
 
 
 def test_gate9_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_and_test_text() -> None:
-    if not DATASETS.is_dir():
-        pytest.skip(f"{DATASETS} is not here (the shared data sets sit beside the repository)")
     texts = sorted({*_data_set_texts(), *_test_literals()})
     fast = 0
     for text in texts:

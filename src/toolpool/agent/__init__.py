@@ -12,7 +12,7 @@ delegates to, over one loop that takes a fresh snapshot for every model request.
 from toolpool.agent._budget import ContextBudget, ToolIndex, estimate_tokens, order_tools
 from toolpool.agent._helpers import Helper, Subagent, Teammate
 from toolpool.agent._lead import Lead
-from toolpool.agent._loop import AgentRun
+from toolpool.agent._loop import AgentRun, Outcome, Turn
 from toolpool.agent._messages import (
     AssistantMessage,
     Message,
@@ -40,6 +40,7 @@ __all__ = [
     "Model",
     "ModelReply",
     "ModelRequest",
+    "Outcome",
     "RequestEntry",
     "Subagent",
     "Teammate",
@@ -48,6 +49,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Transcript",
+    "Turn",
     "Usage",
     "UserMessage",
     "estimate_tokens",

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from toolpool.agent._budget import ContextBudget, ToolIndex, order_tools
 from toolpool.agent._builtins import Builtins
 from toolpool.agent._helpers import Helper
-from toolpool.agent._loop import AgentRun, Outcome, converse, invalid_arguments, not_shown
+from toolpool.agent._loop import AgentRun, Outcome, Turn, converse, invalid_arguments, not_shown
 from toolpool.agent._messages import Message, Model, ToolCall, ToolSpec, Usage, UserMessage
 from toolpool.agent._transcript import Entry, Transcript
 from toolpool.calls import Envelope, Session
@@ -116,6 +116,15 @@ class Lead:
             telemetry=self.pool.telemetry,
         )
         return AgentRun(answer, completed, transcript)
+
+    def turn(self) -> Turn:
+        """The tools of one model request that a framework's own loop makes
+        (``toolpool.integrations``): a fresh snapshot of the session, the builtins, and how a
+        call of that request's reply runs. Take one per model request, as ``run`` does."""
+        builtins = Builtins(self.pool, self.session, self.helpers, Transcript(self._on_entry), self._meter)
+        turn = _LeadTurn(self, builtins, self.session.snapshot())
+        self.session.record_listing(turn.listed)
+        return turn
 
     def _meter(self, model: str, listed: Mapping[str, int], usage: Usage) -> None:
         """One answered model request, the Lead's or a helper's, into the usage ledger."""
