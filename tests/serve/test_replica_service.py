@@ -100,6 +100,25 @@ async def test_legacy_session_ids_name_their_replica_and_others_are_not_found(tm
     assert unprefixed.status_code == 404 and other.status_code == 404
 
 
+async def test_a_replica_prefixed_session_id_still_belongs_to_the_token_that_opened_it(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path)
+    owner, other = new_token(config, "ana", "--allow", "*"), new_token(config, "bob", "--allow", "*")
+    async with served(config, "--http", "127.0.0.1:0", "--replica-id", "r1") as running:
+        async with bearer(owner) as http:
+            session = (await http.post(running.url, json=INITIALIZE, headers=MCP_HEADERS)).headers[
+                "mcp-session-id"
+            ]
+        async with bearer(other) as http:
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            taken = await http.post(
+                running.url, json=ping, headers={**MCP_HEADERS, "Mcp-Session-Id": session}
+            )
+    assert session.startswith("r1.")
+    assert taken.status_code == 404
+
+
 async def test_sigterm_drains_a_call_in_flight_and_flushes_its_record(tmp_path: Path) -> None:
     config = _config(tmp_path)
     token = new_token(config, "ci", "--allow", "*")
