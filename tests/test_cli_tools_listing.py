@@ -117,3 +117,27 @@ def test_toolpool_tools_never_imports_the_pool_or_the_sdk(tmp_path: Path) -> Non
         modules = set(json.loads(done.stderr.rsplit("MODULES ", 1)[1]))
         assert "toolpool.store" in modules  # the probe sees the command's imports
         assert not [name for name in modules if name.split(".")[0] in _HEAVY or name in _HEAVY], run
+
+
+def test_tools_json_is_byte_for_byte_what_json_dumps_writes(tmp_path: Path) -> None:
+    config = _config(tmp_path, ("lookup", "send", "gone"))
+    config.write_text(config.read_text(encoding="utf-8").replace('"alpha.gone"', "false"), encoding="utf-8")
+    odd = ('ünïcode "quoted" \\ back', "tab\there\nnewline", "\x1b[31mred")
+    _listed(config)
+    with Store.open(load_config(config).store_url) as store:
+        store.tools.record_import(
+            "alpha",
+            [
+                ImportedTool("lookup", {"name": "lookup"}, _HASH, "drop", 3.0, odd),
+                ImportedTool("send", {"name": "send"}, _HASH, "pass", 0.0),
+            ],
+            "t",
+        )
+        store.tools.enable("alpha", "send", "ana")
+    done = _tools(config)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert done.stdout == json.dumps(rows, indent=2, default=str) + "\n"
+    by_tool = {row["tool"]: row for row in rows}
+    assert by_tool["lookup"]["reasons"] == list(odd) and by_tool["send"]["state"] == "enabled"
+    assert by_tool["gone"]["state"] == "forbidden" and by_tool["gone"]["action"] is None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.table import Table
@@ -104,27 +104,20 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
             policies = {alias: spec.tools for alias, spec in loaded.servers.items()}
             store.tools.sync_policies(policies, config_hash=text_hash)
         states = store.tools.listed_states()
-    found = [
-        (alias, name, action, effect, states.get((alias, name)))
-        for alias, name, action, effect in listing.tools
-    ]
     if as_json:
-        print_records([_row(*tool) for tool in found])
+        print_records(
+            [
+                _row(alias, name, action, effect, states.get((alias, name)))
+                for alias, name, action, effect in listing.tools
+            ]
+        )
         return
     headers = ("alias", "tool", "action", "effect", "state", "verdict", "pin")
     print_rows(
         headers,
         [
-            (
-                alias,
-                name,
-                action or "-",
-                effect,
-                _status(action, state),
-                "-" if state is None else state.verdict or "-",
-                _pin(state),
-            )
-            for alias, name, action, effect, state in found
+            _cells(alias, name, action, effect, states.get((alias, name)))
+            for alias, name, action, effect in listing.tools
         ],
     )
 
@@ -181,7 +174,7 @@ def _tool_row(config: Config, alias: str, name: str, state: ToolState | None) ->
 
 
 def _row(
-    alias: str, name: str, action: str | bool, effect: str, state: ToolState | ListedState | None
+    alias: str, name: str, action: str | Literal[False], effect: str, state: ToolState | ListedState | None
 ) -> dict[str, Any]:
     """A tool's row (``action`` False: forbidden), as ``--json`` shows it."""
     return {
@@ -198,7 +191,24 @@ def _row(
     }
 
 
-def _status(action: str | bool, state: ToolState | ListedState | None) -> str:
+def _cells(
+    alias: str, name: str, action: str | Literal[False], effect: str, state: ListedState | None
+) -> tuple[str, ...]:
+    """A tool's row as the table shows it."""
+    if state is None:
+        return (
+            alias,
+            name,
+            action or "-",
+            effect,
+            "forbidden" if action is False else "not imported",
+            "-",
+            "-",
+        )
+    return (alias, name, action or "-", effect, _status(action, state), state.verdict or "-", _pin(state))
+
+
+def _status(action: str | Literal[False], state: ToolState | ListedState | None) -> str:
     if action is False:
         return "forbidden"
     if state is None:

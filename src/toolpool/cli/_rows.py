@@ -37,11 +37,14 @@ def print_rows(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
             table.add_row(*row)
         out.print(table)
         return
-    columns = [_plain_column(column) for column in zip(*rows, strict=True)]
-    widths = [max(len(header), *map(len, column)) for header, column in zip(headers, columns, strict=True)]
-    line = "  ".join(f"{{:<{width}}}" for width in widths).format
-    lines = [line(*headers).rstrip(), line(*("-" * width for width in widths)).rstrip()]
-    lines += map(str.rstrip, map(line, *columns))
+    columns = list(zip(*rows, strict=True))
+    plain = [_plain_column(column) for column in columns]
+    if any(mine is not column for mine, column in zip(plain, columns, strict=True)):
+        rows = list(zip(*plain, strict=True))
+    widths = [max(len(header), *map(len, column)) for header, column in zip(headers, plain, strict=True)]
+    line = "  ".join(f"%-{width}s" for width in widths).__mod__
+    lines = [line(tuple(headers)).rstrip(), line(tuple("-" * width for width in widths)).rstrip()]
+    lines += map(str.rstrip, map(line, map(tuple, rows)))
     if title is not None:
         lines.insert(0, title)
     sys.stdout.write("\n".join(lines) + "\n")
@@ -68,11 +71,12 @@ def print_records(records: Sequence[Mapping[str, Any]]) -> None:
 def _json_column(values: list[Any]) -> list[str] | None:
     """Each value as json.dumps(indent=2) writes it inside a record, or None if one is of
     another kind."""
-    if all(type(value) is str for value in values):
+    kinds = set(map(type, values))
+    if kinds == {str}:
         return list(map(_escaped, values))
-    if all(value is None or type(value) is str for value in values):
+    if kinds <= {str, type(None)}:
         return ["null" if value is None else _escaped(value) for value in values]
-    if all(type(value) is list and all(type(item) is str for item in value) for value in values):
+    if kinds == {list} and {type(item) for value in values for item in value} <= {str}:
         return [
             "[\n" + ",\n".join("      " + _escaped(item) for item in value) + "\n    ]" if value else "[]"
             for value in values

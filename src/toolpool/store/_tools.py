@@ -26,7 +26,7 @@ from toolpool.store._changes import (
 from toolpool.store._codec import storable
 from toolpool.store._database import Database
 from toolpool.store._imports import check_imports, record_imports
-from toolpool.store._rows import LISTED_COLUMNS, TOOL_STATE_COLUMNS, listed_state, tool_state
+from toolpool.store._rows import LISTED_COLUMNS, TOOL_STATE_COLUMNS, listed_states, tool_state
 from toolpool.store._rules import after, refusal_text
 from toolpool.store._sync import check_config_hash, is_synced, remember_sync, sync_policies
 from toolpool.store._tables import published_tools, servers, tool_states
@@ -178,7 +178,7 @@ class Tools:
             cursor = connection.connection.cursor()
             try:
                 cursor.execute(sql)
-                return dict(map(listed_state, cursor.fetchall()))
+                return listed_states(cursor.fetchall())
             finally:
                 cursor.close()
 
