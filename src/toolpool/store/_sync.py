@@ -228,10 +228,6 @@ def _queue(
 
 def _insert_rows(connection: Connection, rows: list[dict[str, object]]) -> None:
     # An executemany needs one set of keys: every row gets every column its change may set.
-    keys = sorted({key for row in rows for key in row})
-    filled = [{key: row.get(key, _default(key)) for key in keys} for row in rows]
-    connection.execute(insert(tool_states), filled)
-
-
-def _default(key: str) -> object:
-    return _NEW_ROW.get(key)
+    keys = {key for row in rows for key in row}
+    defaults = {key: _NEW_ROW.get(key) for key in sorted(keys)}
+    connection.execute(insert(tool_states), [{**defaults, **row} for row in rows])  # merged in C
