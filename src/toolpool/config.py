@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolpool._hashing import canonical_hash
@@ -36,6 +35,8 @@ __all__ = [
     "ToolPolicy",
     "WriteApproval",
     "load_config",
+    "parse_config",
+    "read_config",
 ]
 
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
@@ -237,7 +238,12 @@ class ServerSpec(LimitFields):
     @field_validator("era")
     @classmethod
     def _era_is_known(cls, value: str) -> str:
-        if value not in ("auto", "legacy", *MODERN_PROTOCOL_VERSIONS):
+        if value in ("auto", "legacy"):
+            return value
+        # Only here: the SDK's types take a second to import, and most servers say auto or legacy.
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if value not in MODERN_PROTOCOL_VERSIONS:
             known = ", ".join(repr(v) for v in ("auto", "legacy", *MODERN_PROTOCOL_VERSIONS))
             raise ValueError(f"must be one of {known}")
         return value
@@ -414,14 +420,22 @@ def load_config(path: str | Path) -> Config:
         ConfigError: the file is missing or unreadable, is not TOML, has an unknown key, a
             wrong type, or breaks a rule; the message names the file, the line and the key.
     """
+    return parse_config(*read_config(path))
+
+
+def read_config(path: str | Path) -> tuple[str, Path]:
+    """A configuration file's text and its resolved path, for ``parse_config``.
+
+    Raises:
+        ConfigError: the file is missing, unreadable, or not UTF-8.
+    """
     source = Path(path).resolve()
     try:
-        text = source.read_text(encoding="utf-8")
+        return source.read_text(encoding="utf-8"), source
     except OSError as exc:
         raise ConfigError(str(path), "", f"cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(str(path), "", "is not UTF-8 text") from exc
-    return parse_config(text, source)
 
 
 def parse_config(text: str, source: Path) -> Config:

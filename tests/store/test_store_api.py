@@ -32,6 +32,7 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "ConfigFirstPins",
         "ImportedTool",
         "LISTING",
+        "ListedState",
         "MODEL",
         "Release",
         "SecretKey",

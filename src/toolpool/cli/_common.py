@@ -8,18 +8,20 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from toolpool.config import Config, load_config
+from toolpool.config import Config, parse_config, read_config
 from toolpool.errors import UsageError
 from toolpool.store import SecretKey, Store
-from toolpool.telemetry import TelemetryRuntime, settings_from_environment, start_telemetry
 from toolpool.tickets import Ticket
+
+if TYPE_CHECKING:
+    from toolpool.telemetry import TelemetryRuntime
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -39,8 +41,10 @@ __all__ = [
     "out",
     "print_json",
     "printable",
+    "read",
     "run",
     "secret_key",
+    "secret_key_beside",
     "telemetry_for",
 ]
 
@@ -68,19 +72,25 @@ def operator_ticket() -> Ticket:
 
 
 KEY_ENV = "TOOLPOOL_SECRET_KEY"
+_KEY_FILE = "toolpool.key"
 
 
 def key_file(config: Config) -> Path:
     """Where ``toolpool init`` keeps the secret key: beside the config file."""
-    return config.source.parent / "toolpool.key"
+    return config.source.parent / _KEY_FILE
 
 
 def secret_key(config: Config) -> SecretKey | None:
     """The key for stored secrets: $TOOLPOOL_SECRET_KEY, else the key file, else none."""
+    return secret_key_beside(config.source)
+
+
+def secret_key_beside(source: Path) -> SecretKey | None:
+    """``secret_key`` of the config file at ``source``, before (or without) parsing it."""
     text = os.environ.get(KEY_ENV)
     if text:
         return SecretKey.from_text(text)
-    path = key_file(config)
+    path = source.parent / _KEY_FILE
     return SecretKey.read_file(path) if path.exists() else None
 
 
@@ -104,9 +114,14 @@ def actor() -> str:
 
 
 def load(path: Path) -> Config:
+    return parse_config(*read(path))
+
+
+def read(path: Path) -> tuple[str, Path]:
+    """The config file's text and resolved path (``toolpool.config.read_config``)."""
     if not path.exists():
         fail(f"{path}: no such config file (pass --config PATH)")
-    return load_config(path)
+    return read_config(path)
 
 
 def run(function: Callable[[], Awaitable[_T]]) -> _T:
@@ -140,6 +155,8 @@ def fail(message: str, code: int = 1) -> Any:
 def telemetry_for(config: Config, *, prometheus: bool = False) -> TelemetryRuntime:
     """``[telemetry]`` with the ``OTEL_*`` and ``TOOLPOOL_CALL_LOG*`` variables applied, started
     (close it after the pool: its last spans are sent then)."""
+    from toolpool.telemetry import settings_from_environment, start_telemetry  # OpenTelemetry: slow
+
     try:
         return start_telemetry(settings_from_environment(config.telemetry, os.environ), prometheus=prometheus)
     except UsageError as exc:

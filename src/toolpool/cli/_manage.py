@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.table import Table
@@ -26,15 +26,19 @@ from toolpool.cli._common import (
     open_store,
     out,
     print_json,
+    read,
     run,
     secret_key,
+    secret_key_beside,
 )
-from toolpool.cli._rows import print_rows
-from toolpool.config import Config
+from toolpool.cli._listing import ConfigListing, cached_listing, config_hash, keep_listing
+from toolpool.cli._rows import print_records, print_rows
+from toolpool.config import parse_config
 from toolpool.errors import ConnectionRefused
-from toolpool.importing import import_alias
-from toolpool.pool import Pool
-from toolpool.store import ImportedTool, Store, ToolState
+from toolpool.store import ImportedTool, ListedState, Store, ToolState
+
+if TYPE_CHECKING:
+    from toolpool.config import Config
 
 __all__ = ["approve_write", "disable", "enable", "import_", "tools"]
 
@@ -45,6 +49,9 @@ Tool = Annotated[str, typer.Argument(help="The tool's name as the server publish
 @app.command("import")
 def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """Connect ALIAS, list and vet its tools, screen them, and store them DISABLED with pins."""
+    from toolpool.importing import import_alias  # the pool and the SDK: only this command needs them
+    from toolpool.pool import Pool
+
     loaded = load(config)
     if alias not in loaded.servers:
         fail(f"unknown alias {alias!r}: only servers named in the configuration can be imported")
@@ -80,31 +87,37 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
 @app.command()
 def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """List every tool the config names, with its action, effect, state, verdict and pin."""
-    loaded = load(config)
-    with open_store(loaded) as store:
-        states = {(state.alias, state.name): state for state in store.tools.tool_states()}
-    rows = [
-        _tool_row(loaded, alias, name, states.get((alias, name)))
-        for alias, spec in loaded.servers.items()
-        for name in spec.tools
-    ]
+    # At 20,000 servers this must not read 13 MB of TOML, nor sync, when nothing changed: the
+    # listing comes from the cache beside the config when it holds this very text, and the
+    # sync is skipped when the store already holds it. The states are always read afresh.
+    text, source = read(config)
+    text_hash = config_hash(text)
+    listing = cached_listing(source, text_hash)
+    loaded = None
+    if listing is None:
+        loaded = parse_config(text, source)
+        listing = ConfigListing.of(loaded, text_hash)
+        keep_listing(listing)
+    with Store.open(listing.store_url, key=secret_key_beside(source)) as store:
+        if not store.tools.is_synced(text_hash):
+            loaded = loaded or parse_config(text, source)
+            policies = {alias: spec.tools for alias, spec in loaded.servers.items()}
+            store.tools.sync_policies(policies, config_hash=text_hash)
+        states = store.tools.listed_states()
     if as_json:
-        print_json(rows)
+        print_records(
+            [
+                _row(alias, name, action, effect, states.get((alias, name)))
+                for alias, name, action, effect in listing.tools
+            ]
+        )
         return
     headers = ("alias", "tool", "action", "effect", "state", "verdict", "pin")
     print_rows(
         headers,
         [
-            (
-                row["alias"],
-                row["tool"],
-                row["action"] or "-",
-                row["effect"],
-                row["state"],
-                row["verdict"] or "-",
-                row["pin"],
-            )
-            for row in rows
+            _cells(alias, name, action, effect, states.get((alias, name)))
+            for alias, name, action, effect in listing.tools
         ],
     )
 
@@ -157,27 +170,56 @@ def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Cal
 
 def _tool_row(config: Config, alias: str, name: str, state: ToolState | None) -> dict[str, Any]:
     policy = config.servers[alias].tools[name]
-    if policy.forbidden:
-        status = "forbidden"
-    elif state is None:
-        status = "not imported"
-    else:
-        status = "enabled" if state.enabled else "disabled"
-    pin = "-"
-    if state is not None and state.approved_hash is not None:
-        pin = "changed" if state.current_hash not in (None, state.approved_hash) else "pinned"
+    return _row(alias, name, policy.action, policy.effect, state)
+
+
+def _row(
+    alias: str, name: str, action: str | Literal[False], effect: str, state: ToolState | ListedState | None
+) -> dict[str, Any]:
+    """A tool's row (``action`` False: forbidden), as ``--json`` shows it."""
     return {
         "alias": alias,
         "tool": name,
         "local_name": f"mcp__{alias}__{name}",
-        "action": policy.action if policy.action is not False else None,
-        "effect": policy.effect,
-        "state": status,
+        "action": action or None,
+        "effect": effect,
+        "state": _status(action, state),
         "verdict": None if state is None else state.verdict,
         "reasons": [] if state is None else list(state.reasons),
-        "pin": pin,
+        "pin": _pin(state),
         "write_approved_by": None if state is None else state.write_approved_by,
     }
+
+
+def _cells(
+    alias: str, name: str, action: str | Literal[False], effect: str, state: ListedState | None
+) -> tuple[str, ...]:
+    """A tool's row as the table shows it."""
+    if state is None:
+        return (
+            alias,
+            name,
+            action or "-",
+            effect,
+            "forbidden" if action is False else "not imported",
+            "-",
+            "-",
+        )
+    return (alias, name, action or "-", effect, _status(action, state), state.verdict or "-", _pin(state))
+
+
+def _status(action: str | Literal[False], state: ToolState | ListedState | None) -> str:
+    if action is False:
+        return "forbidden"
+    if state is None:
+        return "not imported"
+    return "enabled" if state.enabled else "disabled"
+
+
+def _pin(state: ToolState | ListedState | None) -> str:
+    if state is None or state.approved_hash is None:
+        return "-"
+    return "changed" if state.current_hash not in (None, state.approved_hash) else "pinned"
 
 
 def _import_rows(

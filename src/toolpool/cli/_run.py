@@ -25,7 +25,6 @@ from toolpool.cli._common import (
     telemetry_for,
 )
 from toolpool.errors import APPROVAL_PENDING, ConnectionRefused
-from toolpool.pool import Pool
 
 __all__ = ["call", "demo"]
 
@@ -114,6 +113,7 @@ def call(
         fail("--args must be a JSON object")
 
     telemetry = telemetry_for(loaded)
+    from toolpool.pool import Pool  # the pool and the SDK: slow to import, so only when calling
 
     async def connect_and_call() -> Any:
         async with Pool(loaded, secret_key=secret_key(loaded), telemetry=telemetry.telemetry) as pool:

@@ -20,7 +20,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
@@ -36,24 +36,13 @@ from toolpool.cli._common import (
     secret_key,
     telemetry_for,
 )
-from toolpool.config import Config
 from toolpool.errors import UsageError
-from toolpool.serve import (
-    GRACE_S,
-    HTTP_PATH,
-    AdminPlane,
-    EventHub,
-    Gateway,
-    HttpAddress,
-    MetricsPlane,
-    call_event,
-    check_replica_name,
-    listen,
-    serve_http,
-    serve_stdio,
-)
-from toolpool.telemetry import TelemetryRuntime
-from toolpool.tickets import Ticket
+from toolpool.serve import GRACE_S
+
+if TYPE_CHECKING:
+    from toolpool.config import Config
+    from toolpool.serve import EventHub, Gateway
+    from toolpool.telemetry import TelemetryRuntime
 
 __all__ = ["ADMIN_TOKEN_ENV", "METRICS_TOKEN_ENV", "REPLICA_ENV", "serve"]
 
@@ -135,6 +124,19 @@ def serve(
     """Serve the guarded pool to MCP clients: --stdio for one client on stdin/stdout, or
     --http HOST:PORT for clients with a bearer token (toolpool tokens add), with the admin
     API and web UI beside it when an admin token is given."""
+    # Here, not at the top: the service and the SDK take seconds to import, and only `serve` needs them.
+    from toolpool.serve import (
+        HTTP_PATH,
+        AdminPlane,
+        HttpAddress,
+        MetricsPlane,
+        check_replica_name,
+        listen,
+        serve_http,
+        serve_stdio,
+    )
+    from toolpool.tickets import Ticket
+
     if stdio == (http is not None):
         fail("choose one of --stdio and --http HOST:PORT")
     if http is not None and allow:
@@ -202,6 +204,8 @@ def serve(
 
 def _public_host(value: str) -> str:
     """``HOST:PORT`` as a Host header carries it (one line on anything else)."""
+    from toolpool.serve import HttpAddress
+
     try:
         address = HttpAddress.parse(value)
     except UsageError as error:
@@ -232,6 +236,8 @@ def _serve(
     telemetry: TelemetryRuntime,
     replica: str | None,
 ) -> None:
+    from toolpool.serve import EventHub, Gateway, call_event
+
     async def main() -> None:
         hub = EventHub()
         async with anyio.create_task_group() as tasks:

@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from toolpool.calls import quota_standings
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
     AsJson,
@@ -112,6 +111,8 @@ def usage(
 def _print_quotas(config: Path, as_json: bool) -> None:
     """``--quotas``: the calls that reached an upstream and their wait, against each quota."""
     loaded = load(config)
+    from toolpool.calls import quota_standings  # the call pipeline: slow to import
+
     with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
         standings = quota_standings(loaded.principals, store, datetime.now(UTC))
     if as_json:

@@ -26,26 +26,68 @@ What they share sits here: ``_events`` (the live-event hub the admin API and the
 from, fed with the gateway's calls), ``_guard`` (failed authentication on every plane),
 ``_headers`` (the admin API's and the UI's security headers), ``_patterns`` (the names both
 accept), and ``_service``, which puts ``/mcp``, ``/admin`` and ``/ui`` on one port.
+
+Names are imported from their modules when first used (``toolpool._lazy``).
 """
 
-from toolpool.serve._events import EventHub, call_event
-from toolpool.serve._health import HEALTHZ_PATH, READYZ_PATH
-from toolpool.serve._service import GRACE_S, METRICS_PATH, AdminPlane, MetricsPlane, serve_http, service_app
-from toolpool.serve.gateway import (
-    CODE_META_KEY,
-    HTTP_PATH,
-    BearerGate,
-    ClientView,
-    Gateway,
-    HttpAddress,
-    Readiness,
-    build_server,
-    check_replica_name,
-    holder_ticket,
-    http_app,
-    listen,
-    serve_stdio,
-)
+from typing import TYPE_CHECKING
+
+from toolpool._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from toolpool.serve._events import EventHub, call_event
+    from toolpool.serve._grace import GRACE_S
+    from toolpool.serve._health import HEALTHZ_PATH, READYZ_PATH
+    from toolpool.serve._service import (
+        METRICS_PATH,
+        AdminPlane,
+        MetricsPlane,
+        serve_http,
+        service_app,
+    )
+    from toolpool.serve.gateway import (
+        CODE_META_KEY,
+        HTTP_PATH,
+        BearerGate,
+        ClientView,
+        Gateway,
+        HttpAddress,
+        Readiness,
+        build_server,
+        check_replica_name,
+        holder_ticket,
+        http_app,
+        listen,
+        serve_stdio,
+    )
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "toolpool.serve._events": ("EventHub", "call_event"),
+    "toolpool.serve._health": ("HEALTHZ_PATH", "READYZ_PATH"),
+    "toolpool.serve._grace": ("GRACE_S",),
+    "toolpool.serve._service": (
+        "METRICS_PATH",
+        "AdminPlane",
+        "MetricsPlane",
+        "serve_http",
+        "service_app",
+    ),
+    "toolpool.serve.gateway": (
+        "CODE_META_KEY",
+        "HTTP_PATH",
+        "BearerGate",
+        "ClientView",
+        "Gateway",
+        "HttpAddress",
+        "Readiness",
+        "build_server",
+        "check_replica_name",
+        "holder_ticket",
+        "http_app",
+        "listen",
+        "serve_stdio",
+    ),
+}
 
 __all__ = [
     "CODE_META_KEY",
@@ -72,3 +114,5 @@ __all__ = [
     "serve_stdio",
     "service_app",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

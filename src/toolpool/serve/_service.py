@@ -46,6 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from toolpool.config import Config
 from toolpool.errors import UsageError
 from toolpool.serve._events import EventHub
+from toolpool.serve._grace import GRACE_S
 from toolpool.serve._guard import AuthGuard, GuardSettings, address_of, report_failures
 from toolpool.serve._headers import API_HEADERS
 from toolpool.serve._health import HEALTHZ_PATH, READYZ_PATH, answer_health
@@ -76,9 +77,6 @@ AUDIT_EVENT = "audit"
 TAIL_S = 0.5  # how often the audit log is read for new events: the stream's latency at most
 _TAIL_PAGE = 200
 _READ_S = 10.0
-# On stop, the event streams end at once (the hub closes first); calls still in flight get
-# this long by default before uvicorn cancels them (``toolpool serve --grace-s``).
-GRACE_S = 10.0
 _T = TypeVar("_T")
 _BAD_HOST = b'{"error": "invalid Host header"}'
 _UNAUTHORIZED = b'{"error": "a metrics token is required"}'

@@ -8,6 +8,12 @@ batched statement per kind of change, and everything that changed makes ONE rele
 one ``policy.sync`` audit event per changed alias (as before, naming that release).
 
 The rules of a sync (``toolpool.store._rules.policy_changes``) are unchanged.
+
+A sync given the hash of the configuration text it comes from also remembers it with the
+release it left (``config_syncs``). Syncing the same text again changes nothing for as long
+as that is the current release: every change a sync reads (states, actions, effects, the
+configuration's own ``enabled``, the servers) is made with a new release. ``is_synced`` says
+so with one query, and ``toolpool tools`` skips the sync then.
 """
 
 from __future__ import annotations
@@ -16,17 +22,17 @@ from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
 from toolpool.config import ToolPolicy
 from toolpool.errors import UsageError
-from toolpool.store._changes import HASH, check_alias, write_release
+from toolpool.store._changes import HASH, check_alias, release_number, write_release
 from toolpool.store._database import Tx
 from toolpool.store._rules import describe_changes, policy_changes
-from toolpool.store._tables import servers, tool_states
+from toolpool.store._tables import config_syncs, releases, servers, tool_states
 from toolpool.store._values import AuditEntry
 
-__all__ = ["sync_policies"]
+__all__ = ["check_config_hash", "is_synced", "remember_sync", "sync_policies"]
 
 # Above this many aliases, one scan of the table beats a long ``IN (...)`` list.
 _SCAN_ABOVE = 200
@@ -89,6 +95,32 @@ def sync_policies(
         ]
     )
     return release
+
+
+def check_config_hash(config_hash: str) -> None:
+    if not HASH.match(config_hash):
+        raise UsageError(f"not a configuration hash: {config_hash[:80]!r}")
+
+
+def remember_sync(tx: Tx, config_hash: str) -> None:
+    """Remember that the configuration text ``config_hash`` is synced as of the current
+    release; what was remembered for an older release can never match again, so it goes."""
+    number = release_number(tx.connection)
+    tx.connection.execute(
+        delete(config_syncs).where(
+            (config_syncs.c.release != number) | (config_syncs.c.config_hash == config_hash)
+        )
+    )
+    tx.connection.execute(insert(config_syncs).values(config_hash=config_hash, release=number))
+
+
+def is_synced(connection: Connection, config_hash: str) -> bool:
+    """Whether a sync of the configuration text ``config_hash`` left the current release."""
+    current = select(func.coalesce(func.max(releases.c.number), 0)).scalar_subquery()
+    query = select(config_syncs.c.release).where(
+        config_syncs.c.config_hash == config_hash, config_syncs.c.release == current
+    )
+    return connection.execute(query).first() is not None
 
 
 def _sync_servers(
@@ -196,10 +228,6 @@ def _queue(
 
 def _insert_rows(connection: Connection, rows: list[dict[str, object]]) -> None:
     # An executemany needs one set of keys: every row gets every column its change may set.
-    keys = sorted({key for row in rows for key in row})
-    filled = [{key: row.get(key, _default(key)) for key in keys} for row in rows]
-    connection.execute(insert(tool_states), filled)
-
-
-def _default(key: str) -> object:
-    return _NEW_ROW.get(key)
+    keys = {key for row in rows for key in row}
+    defaults = {key: _NEW_ROW.get(key) for key in sorted(keys)}
+    connection.execute(insert(tool_states), [{**defaults, **row} for row in rows])  # merged in C

@@ -44,6 +44,7 @@ __all__ = [
     "approvals",
     "audit_events",
     "call_records",
+    "config_syncs",
     "metadata",
     "published_tools",
     "releases",
@@ -60,7 +61,7 @@ __all__ = [
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0008"
+SCHEMA_HEAD = "0009"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
@@ -180,6 +181,16 @@ tool_states = Table(
         + ")",
         name="write_needs_approval",
     ),
+)
+
+# Which configuration texts (by hash) a sync brought the store in line with, and the release
+# it left: while that is still the current release, syncing the same text again changes nothing
+# (every change a sync could undo makes a release), so ``toolpool tools`` skips it.
+config_syncs = Table(
+    "config_syncs",
+    metadata,
+    Column("config_hash", String(HASH_LENGTH), primary_key=True),
+    Column("release", Integer, nullable=False),
 )
 
 releases = Table(

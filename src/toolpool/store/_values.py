@@ -18,6 +18,7 @@ __all__ = [
     "CallRecord",
     "CallStats",
     "ImportedTool",
+    "ListedState",
     "Release",
     "SessionTaint",
     "StoredPin",
@@ -38,6 +39,18 @@ class ImportedTool:
     verdict: Literal["pass", "drop"]
     score: float
     reasons: Sequence[str] = ()
+
+
+class ListedState(NamedTuple):
+    """What a listing of every tool shows of one tool's state (``toolpool tools``): the part
+    of a ``ToolState`` that 100,000 tools can afford, read as plain tuples in one query."""
+
+    enabled: bool
+    approved_hash: str | None
+    current_hash: str | None  # None: never imported
+    verdict: str | None
+    reasons: tuple[str, ...]
+    write_approved_by: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import mcp_types
+from typing import TYPE_CHECKING, Any
 
 from toolpool._hashing import definition_hash
+
+if TYPE_CHECKING:
+    import mcp_types
 
 __all__ = ["PublishedTool"]
 

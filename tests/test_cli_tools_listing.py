@@ -1,0 +1,143 @@
+"""``toolpool tools`` at scale keeps what it shows: the listing cached beside the config is used
+only for that very text and only when it is as private as the config; the sync it skips never
+hides a change another process made; and the command never imports the pool or the SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolpool import load_config
+from toolpool.store import ImportedTool, Store
+
+_TIMEOUT_S = 180.0
+_HASH = "sha256:" + "0" * 64
+_HEAVY = ("mcp", "mcp_types", "toolpool.pool", "toolpool.serve.gateway", "uvicorn", "fastapi", "openai")
+
+
+def _config(folder: Path, tools: tuple[str, ...] = ("lookup", "send")) -> Path:
+    lines = ["[servers.alpha]", 'transport = "stdio"', 'command = "python"']
+    for name in tools:
+        lines += [f"[servers.alpha.tools.{name}]", f'action = "alpha.{name}"', 'effect = "read"']
+    path = folder / "toolpool.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _tools(config: Path, *more: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TOOLPOOL_")}
+    return subprocess.run(
+        [sys.executable, "-m", "toolpool", "tools", "--json", "--config", str(config), *more],
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+        env=env | {"NO_COLOR": "1"},
+        check=False,
+    )
+
+
+def _listed(config: Path) -> dict[str, dict[str, object]]:
+    done = _tools(config)
+    assert done.returncode == 0, done.stderr
+    return {row["tool"]: row for row in json.loads(done.stdout)}
+
+
+def _cache(config: Path) -> Path:
+    return config.with_name(f".{config.name}.listing")
+
+
+def test_a_change_made_by_another_process_shows_on_the_next_listing(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    assert _listed(config)["lookup"]["state"] == "disabled"
+    with Store.open(load_config(config).store_url) as store:
+        store.tools.record_import(
+            "alpha", [ImportedTool("lookup", {"name": "lookup"}, _HASH, "pass", 0.0)], "t"
+        )
+        store.tools.enable("alpha", "lookup", "ana")
+    assert _listed(config)["lookup"]["state"] == "enabled"
+    with Store.open(load_config(config).store_url) as store:
+        store.tools.disable("alpha", "lookup", "ana")
+    assert _listed(config)["lookup"]["state"] == "disabled"
+    assert _listed(config)["lookup"]["state"] == "disabled"  # the sync skipped this time
+
+
+def test_the_listing_is_cached_privately_and_a_changed_config_is_read_again(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    assert sorted(_listed(config)) == ["lookup", "send"]
+    assert os.stat(_cache(config)).st_mode & 0o777 == 0o600
+    _config(tmp_path, ("lookup", "fetch"))
+    assert sorted(_listed(config)) == ["fetch", "lookup"]
+    with Store.open(load_config(config).store_url) as store:
+        states = {state.name: state for state in store.tools.tool_states("alpha")}
+    assert states["fetch"].action == "alpha.fetch"  # the new text was synced, not skipped
+
+
+@pytest.mark.parametrize("spoil", ["group-writable", "symlink", "another path", "garbage"])
+def test_a_cache_that_is_not_believed_is_ignored(tmp_path: Path, spoil: str) -> None:
+    config = _config(tmp_path)
+    _listed(config)
+    cache = _cache(config)
+    kept = json.loads(cache.read_text(encoding="utf-8"))
+    kept["tools"] = [["alpha", "planted", "alpha.planted", "read"]]
+    cache.write_text(json.dumps(kept), encoding="utf-8")
+    if spoil == "group-writable":
+        cache.chmod(0o620)
+    elif spoil == "symlink":
+        target = tmp_path / "elsewhere"
+        cache.rename(target)
+        cache.symlink_to(target)
+    elif spoil == "another path":
+        kept["source"] = str(tmp_path / "other.toml")
+        cache.write_text(json.dumps(kept), encoding="utf-8")
+    else:
+        cache.write_text("{not json", encoding="utf-8")
+    assert sorted(_listed(config)) == ["lookup", "send"]
+
+
+def test_toolpool_tools_never_imports_the_pool_or_the_sdk(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    probe = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)) + '\\n'))\n"
+        f"sys.argv = ['toolpool', 'tools', '--config', {str(config)!r}]\n"
+        "from toolpool.cli import main\n"
+        "main()\n"
+    )
+    for run in ("first", "again"):
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        assert "alpha.lookup" in done.stdout, run
+        modules = set(json.loads(done.stderr.rsplit("MODULES ", 1)[1]))
+        assert "toolpool.store" in modules  # the probe sees the command's imports
+        assert not [name for name in modules if name.split(".")[0] in _HEAVY or name in _HEAVY], run
+
+
+def test_tools_json_is_byte_for_byte_what_json_dumps_writes(tmp_path: Path) -> None:
+    config = _config(tmp_path, ("lookup", "send", "gone"))
+    config.write_text(config.read_text(encoding="utf-8").replace('"alpha.gone"', "false"), encoding="utf-8")
+    odd = ('ünïcode "quoted" \\ back', "tab\there\nnewline", "\x1b[31mred")
+    _listed(config)
+    with Store.open(load_config(config).store_url) as store:
+        store.tools.record_import(
+            "alpha",
+            [
+                ImportedTool("lookup", {"name": "lookup"}, _HASH, "drop", 3.0, odd),
+                ImportedTool("send", {"name": "send"}, _HASH, "pass", 0.0),
+            ],
+            "t",
+        )
+        store.tools.enable("alpha", "send", "ana")
+    done = _tools(config)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert done.stdout == json.dumps(rows, indent=2, default=str) + "\n"
+    by_tool = {row["tool"]: row for row in rows}
+    assert by_tool["lookup"]["reasons"] == list(odd) and by_tool["send"]["state"] == "enabled"
+    assert by_tool["gone"]["state"] == "forbidden" and by_tool["gone"]["action"] is None
