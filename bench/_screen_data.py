@@ -10,10 +10,21 @@ from typing import Any
 
 from toolpool.upstream import PublishedTool
 
-__all__ = ["DEFAULT_DATASETS", "HELD_OUT", "Entry", "dedupe_by_description", "load", "load_held_out"]
+__all__ = [
+    "BATCHES",
+    "DEFAULT_DATASETS",
+    "HELD_OUT",
+    "Entry",
+    "dedupe_by_description",
+    "load",
+    "load_batches",
+    "load_held_out",
+]
 
 DEFAULT_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 HELD_OUT = Path(__file__).resolve().parents[1] / "tests" / "vetting" / "screener_heldout.jsonl"
+# Batches written after issue 18, apart from the rules' tuning data (RESULTS.md has first runs).
+BATCHES = tuple(sorted((Path(__file__).resolve().parent / "data").glob("screen_batch_*.jsonl")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +106,26 @@ def load_held_out(path: Path = HELD_OUT) -> list[Entry]:
         entries.append(
             Entry(row["id"], None, tool, row["label"], row.get("category"), peers, batch=row["batch"])
         )
+    return entries
+
+
+def load_batches(paths: tuple[Path, ...] = BATCHES) -> list[Entry]:
+    """The post-issue-18 batches: like the held-out set, with peers given as whole definitions."""
+    entries = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            tool = PublishedTool(
+                name=row["name"],
+                description=row.get("description") or "",
+                input_schema=row.get("inputSchema") or {"type": "object"},
+            )
+            listed = row.get("peers") or []
+            peers = frozenset({p["name"] for p in listed} | {p["server"] for p in listed})
+            entry = Entry(row["id"], None, tool, row["label"], row.get("category"), peers, batch=row["batch"])
+            entries.append(entry)
     return entries
 
 

@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from _report import Table, machine, render
-from _screen_data import DEFAULT_DATASETS, Entry, dedupe_by_description, load, load_held_out
+from _screen_data import (
+    DEFAULT_DATASETS,
+    Entry,
+    dedupe_by_description,
+    load,
+    load_batches,
+    load_held_out,
+)
 from _timing import percentile
 from toolpool.vetting.screener import RuleScreener
 from toolpool.vetting.screening import Verdict
@@ -47,6 +54,7 @@ def main() -> None:
     proxy = load(args.datasets / "mcpproxy-go" / "normalized.jsonl")
     live = load(args.datasets / "livemcpbench" / "normalized.jsonl")
     held_out = load_held_out()
+    batches = load_batches()
     report = {
         "machine": machine(),
         "mcpproxy_go": labelled_report(proxy),
@@ -56,7 +64,11 @@ def main() -> None:
             batch: labelled_report([e for e in held_out if e.batch == batch])
             for batch in sorted({e.batch for e in held_out})
         },
-        "timing": timing_report([*proxy, *live, *held_out], args.repeat),
+        "new_batches": {
+            batch: labelled_report([e for e in batches if e.batch == batch])
+            for batch in sorted({e.batch for e in batches})
+        },
+        "timing": timing_report([*proxy, *live, *held_out, *batches], args.repeat),
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -139,8 +151,9 @@ def timing_report(entries: Sequence[Entry], repeat: int) -> dict[str, Any]:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    for title, key in (("mcpproxy-go (labelled)", "mcpproxy_go"), ("held-out set", "held_out")):
-        part = report[key]
+    parts = [("mcpproxy-go (labelled)", report["mcpproxy_go"]), ("held-out set", report["held_out"])]
+    parts += [(f"batch {batch} (bench/data)", part) for batch, part in report["new_batches"].items()]
+    for title, part in parts:
         table = Table(f"{title}: recall on malicious, drop rate on benign", ["set", "n", "rate"])
         table.rows.append(["malicious caught (recall)", str(part["malicious"]), _pct(part["recall"])])
         for category, recall in part["recall_by_category"].items():
