@@ -77,8 +77,10 @@ def main() -> None:
         print_report(report)
 
 
-def screen(entry: Entry, *, pool_peers: bool = False) -> Verdict:
-    return _SCREENER.screen_tool(entry.tool, entry.pool_peers if pool_peers else entry.peers)
+def screen(entry: Entry, *, pool_peers: bool = False, described: bool = True) -> Verdict:
+    """With the peers' definitions (issue 18) unless ``described`` is false (names only)."""
+    names = entry.pool_peers if pool_peers else entry.peers
+    return _SCREENER.screen_tool(entry.tool, [*names, *entry.described] if described else names)
 
 
 def labelled_report(entries: Sequence[Entry]) -> dict[str, Any]:

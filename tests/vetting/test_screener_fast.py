@@ -32,11 +32,20 @@ from toolpool.vetting.screener import (
     _screener,
     _shadowing,
     _soft,
+    _structure,
 )
 from toolpool.vetting.screener._doc import Doc, Part
-from toolpool.vetting.screener._fast import FAST_MAX_CHARS, TOOL_TRIGGERS, TRIGGERS, Triggers, quiet_findings
+from toolpool.vetting.screener._fast import (
+    FAST_MAX_CHARS,
+    PEER_TRIGGERS,
+    TOOL_TRIGGERS,
+    TRIGGERS,
+    Triggers,
+    quiet_findings,
+)
 from toolpool.vetting.screener._fields import text_fields
 from toolpool.vetting.screener._vocab import Vocab
+from toolpool.vetting.screening import Peer
 
 FAST = RuleScreener()
 FULL = RuleScreener(fast_path=False)
@@ -276,12 +285,17 @@ def test_r5_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_defin
     if not DATASETS.is_dir():
         pytest.skip(f"{DATASETS} is not here (the shared data sets sit beside the repository)")
     rows = []
-    for path in [HERE / "screener_heldout.jsonl", *sorted(DATASETS.glob("*/normalized.jsonl"))]:
+    batches = sorted((HERE.parents[1] / "bench" / "data").glob("screen_batch_*.jsonl"))
+    for path in [HERE / "screener_heldout.jsonl", *batches, *sorted(DATASETS.glob("*/normalized.jsonl"))]:
         rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     everyone = frozenset(_strings([row.get("name") for row in rows] + [row.get("server") for row in rows]))
+    described = frozenset(
+        Peer(row["name"], row.get("description") or "") for row in rows if isinstance(row.get("name"), str)
+    )
     for row in rows:
         tool = published(row)
-        for peers in (labelled_peers(row), everyone - {tool.name}, frozenset()):
+        others = frozenset(peer for peer in described if peer.name != tool.name)
+        for peers in (labelled_peers(row), everyone - {tool.name}, frozenset(), others):
             assert FAST.screen_tool(tool, peers) == FULL.screen_tool(tool, peers), row.get("id")
 
 
@@ -323,14 +337,22 @@ def _is_rule(value: object) -> bool:
 # match of one of ``TRIGGERS``. A change here needs a look at ``_fast`` first.
 _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _screener.RuleScreener.screen_text: {"_screen", "character_findings", "text_fields"},
-    _screener.RuleScreener.screen_tool: {"Finding", "_as_set", "_screen", "tool_fields"},
+    # impersonation_findings runs after _screen, on either path alike.
+    _screener.RuleScreener.screen_tool: {
+        "Finding",
+        "_screen",
+        "_split",
+        "impersonation_findings",
+        "tool_fields",
+    },
     _screener._screen: {
         *("Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),
         *("parameter_findings", "quiet_findings", "soft_findings", "_disguised", "_encoded", "_rot13"),
+        "peer_behaviour_findings",
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),
-        *("markup_findings", "shadowing_findings"),
+        *("markup_findings", "shadowing_findings", "structure_findings"),
     },
     _screener._disguised: {"Doc", "Field", "Finding", "Part", "_phrases", "_strong", "disguise", "plain"},
     _screener._encoded: {
@@ -353,6 +375,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     # Tools only: parameters that ask for the conversation, secrets or files.
     _params.parameter_findings: {
         "CONVERSATION",
+        "_INSTRUCTIONS",
         "Doc",
         "Finding",
         "OTHER_FILES",
@@ -376,7 +399,12 @@ def test_gate9_a_rule_added_to_the_full_screen_of_a_result_fails_until_the_fast_
 
 
 def test_gate9_every_word_list_of_the_triggered_detectors_is_a_trigger() -> None:
-    triggered = (_directives.directive_findings, _exfil.exfil_findings, _shadowing.shadowing_findings)
+    triggered = (
+        _directives.directive_findings,
+        _exfil.exfil_findings,
+        _shadowing.shadowing_findings,
+        _structure.structure_findings,
+    )
     modules = [sys.modules[function.__module__] for function in triggered]
     lists = [vocab for module in modules for value in vars(module).values() for vocab in _vocabs_in(value)]
     lists += list(_hits.EAGER.values())
@@ -402,7 +430,7 @@ def test_gate9_every_word_list_of_the_screener_is_known_to_the_fast_path() -> No
         id(_exfil._SHELL): "only in decoded payloads, which the fast path refuses",
         **{id(vocab): "lazy: only in a sentence an eager list matched" for vocab in _hits._LAZY.values()},
     }
-    known = {id(vocab) for vocab in TOOL_TRIGGERS.vocabs} | set(elsewhere)
+    known = {id(vocab) for vocab in (*TOOL_TRIGGERS.vocabs, *PEER_TRIGGERS.vocabs)} | set(elsewhere)
     unknown = {name for name, vocab in _package_vocabs() if id(vocab) not in known}
     assert not unknown, (
         f"word lists that the fast path (toolpool.vetting.screener._fast) does not know: {unknown}"

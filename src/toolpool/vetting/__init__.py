@@ -5,7 +5,7 @@ from toolpool.vetting.model import ExposedTool
 from toolpool.vetting.names import LOCAL_NAME_PATTERN, REMOTE_NAME_PATTERN, local_name, safe_name
 from toolpool.vetting.pins import MemoryPins, Pin, Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
-from toolpool.vetting.screening import PASS, PassingScreener, Screener, Verdict
+from toolpool.vetting.screening import PASS, PassingScreener, Peer, Screener, Verdict
 
 __all__ = [
     "LOCAL_NAME_PATTERN",
@@ -16,6 +16,7 @@ __all__ = [
     "ExposedTool",
     "MemoryPins",
     "PassingScreener",
+    "Peer",
     "Pin",
     "Pins",
     "SchemaLimits",

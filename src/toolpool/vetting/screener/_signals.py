@@ -98,6 +98,13 @@ SIGNALS: dict[str, Signal] = {
     "shadowing": _hard("re-defines or redirects another tool", text=0.5),
     "peer_directive": _hard("directs the model to another server's tool", text=0.3),
     "peer_mention": Signal("names another server's tool", "risk", 0.4, 0.1),
+    "impersonation": _hard("restates another server's tool under its name", text=0.0),
+    "peer_behaviour": _hard("changes what another server's tool does", text=0.3),
+    # Structure (issue 18): an order, what it acts on and where it sends it, and its framing.
+    "data_flow": _hard("orders data of the user or model sent to an outside destination", text=0.3),
+    "squatting": _hard("runs down other tools to be chosen instead", text=0.2),
+    "line_jumping": _hard("instruction that applies before or regardless of any call", text=0.4),
+    "changed_behaviour": _hard("change note announcing data leaving or recording", text=0.3),
     # Steering, reach and form: normal in honest descriptions, capped per group.
     "urgency": Signal("urgent or shouting wording", "steering", 0.15, 0.05),
     "must_directive": Signal("directives to the model", "steering", 0.15, 0.05),
@@ -130,7 +137,7 @@ _SUBSUMED_BY: dict[str, tuple[str, ...]] = {
     ),
     "sensitive_path": ("sensitive_access",),
     "secret_access": ("sensitive_access", "exfiltration"),
-    "outbound": ("exfiltration",),
+    "outbound": ("exfiltration", "data_flow"),
     "peer_mention": ("peer_directive",),
     "tool_mentions": ("peer_mention", "peer_directive", "shadowing"),
     "encoded_text": ("encoded_payload",),
