@@ -362,7 +362,9 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _screener._rot13: {"Doc", "Finding", "_phrases", "_strong", "may_be_rot13", "rot13"},
     # The detectors whose findings all start at a trigger (patterns they read after one matched:
     # _DATA_VERB_AFTER after _STEALTH, _REDIRECTING after _WHEN_CALLED).
-    _directives.directive_findings: {"Doc", "Finding", "_PHRASES", "is_directive", "position", "strength"},
+    _directives.directive_findings: {
+        *("Doc", "Finding", "_PHRASES", "_SELF_SETUP", "is_directive", "position", "strength"),
+    },
     _exfil.exfil_findings: {
         *("Doc", "Finding", "SentenceHits", "_DATA_VERB_AFTER", "_HARMFUL", "_RUG_PULL"),
         *("_SIDE_EFFECT", "_STEALTH", "_sentence", "position"),

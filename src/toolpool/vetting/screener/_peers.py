@@ -10,6 +10,7 @@ this tool's own name, targets that peer's behaviour.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterator
 from functools import lru_cache
 from itertools import islice
@@ -24,18 +25,20 @@ __all__ = ["AIMED", "TRIGGERS", "impersonation_findings", "peer_behaviour_findin
 
 _ALTER = vocab(
     r"\b(?:append|add|prefix|prepend|suffix|switch|rewrit|redirect|reroute|chang|replac|duplicat|bcc|cc|"
-    r"insert|strip|swap|modif|alter|divert|inject)\w*",
+    r"insert|strip|swap|modif|alter|divert|inject|includ|forward|copy|copie|send|sent|set)\w*",
     "append|add|prefix|prepend|suffix|switch|rewrit|redirect|reroute|chang|replac|duplicat|bcc|cc|insert|"
-    "strip|swap|modif|alter|divert|inject",
+    "strip|swap|modif|alter|divert|inject|includ|forward|cop|send|sent|set",
 )
 # Aimed at other calls: a condition on them, a quantifier over them, or an order in the passive.
 AIMED = re.compile(
     r"\b(?:whenever|when|every\s+time|each\s+time|any|all|every|each)\b|"
-    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+be\s+\w+(?:ed|en|t)\b"
+    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+be\s+\w+(?:ed|en|t)\b|"
+    r"\bneeds?\s+(?:\w+\s+){0,2}\w+(?:ed|en)\b"
 )
+_COMMON = 0.02
 _DESCRIBES = re.compile(r"(?<!s)s$")  # a third-person verb: "appends", "changes", "replaces"
 _PARTICIPLE = re.compile(r"(?:ed|en|ing)$")
-_BE = re.compile(r"\bbe(?:ing)?\s+$")
+_BE = re.compile(r"\b(?:be(?:ing)?|needs?\s+(?:\w+\s+){0,2}|gets?|must\s+have\s+(?:\w+\s+){0,2})\s*$")
 _CLAUSE_START = re.compile(r"(?:^|[,;:(]|\b(?:and|then|also|please|always|must|should|to))\s*$")
 _FIRST_SENTENCE = re.compile(r"[^.!?\n]{0,300}")
 _WORD = re.compile(r"[a-z][a-z0-9]+")
@@ -136,7 +139,7 @@ TRIGGERS: tuple[Vocab, ...] = (_ALTER,)
 
 def _ordered(lower: str, match: re.Match[str]) -> bool:
     """An order's form: "replace" or "be replaced", not "replaces" (this tool) or "added" (a state)."""
-    word, before = match.group(), lower[max(0, match.start() - 12) : match.start()]
+    word, before = match.group(), lower[max(0, match.start() - 30) : match.start()]
     if _DESCRIBES.search(word):
         return False
     if _PARTICIPLE.search(word):
@@ -167,8 +170,14 @@ def _stem(word: str) -> str:
 
 @lru_cache(maxsize=64)
 def _peer_stems(peers: frozenset[Peer]) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
-    """Each peer's name stems and all its stems (name and description)."""
-    return tuple((stems(peer.name), stems(f"{peer.name} {peer.description[:600]}")) for peer in peers)
+    """Each peer's distinctive name stems and description stems.
+
+    A stem that many peers share ("file", "content", "line" in a pool of 500 tools) tells no
+    peer apart: stems found in more than ``_COMMON`` of the peers (at least 3) are left out."""
+    described = [(stems(peer.name), stems(f"{peer.name} {peer.description[:600]}")) for peer in peers]
+    counts = Counter(stem for _, terms in described for stem in terms)
+    common = {stem for stem, count in counts.items() if count > max(3, _COMMON * len(described))}
+    return tuple((name - common, terms - common) for name, terms in described)
 
 
 def impersonation_findings(name: str, description: str, peers: Collection[Peer]) -> Iterator[Finding]:

@@ -22,32 +22,42 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import islice
 
-from toolpool.vetting.screener._context import MENTION_STRENGTH, position
+from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import ANY_PATH, SECRETS, Vocab, vocab
 
 __all__ = ["AFTER_A_TRIGGER", "TRIGGERS", "structure_findings"]
 
+_NEAR = 40  # characters before a trigger that can make it quoted or reported ("detects text like …")
+_REPORTING = re.compile(
+    r"\b(?:detect|flag|scan|classif|block|catch|recogni[sz]|identif|warn|report)\w*|\b(?:such\s+as|e\.g|"
+    r"for\s+example|like|says?|said|saying)\b|[\"'`]\s*$|\w\s*[:=]\s*[\"'`]"
+)
 _Judge = Callable[[str], tuple[str, float] | None]
 
 # What is worth having: the user's or the model's data (read only in a triggered sentence).
 _OBJECTS = re.compile(
-    r"\b(?:the\s+)?(?:user|human|customer|person|caller|assistant|model|agent)(?:'s|s')\s+(?:\w+\s+){0,3}?"
-    r"(?:messages?|requests?|prompts?|inputs?|quer(?:y|ies)|answers?|repl(?:y|ies)|responses?|outputs?|"
-    r"files?|documents?|folders?|drive|environment|history|profile|contacts?|location|clipboard|emails?|"
-    r"credentials?|passwords?|logins?|keys?|tokens?|cookies|data|conversation|session|screen|notes?|texts?|"
-    r"identity|details|accounts?)\b|"
-    r"\b(?:full|entire|whole|complete|raw|original|verbatim|preceding|previous|prior|last|opening|first)\s+"
-    r"(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|history|answers?|"
-    r"context|chat)\b|"
-    r"\b(?:session|chat|conversation|call)\s+(?:transcript|history|log|context|contents?)\b|"
+    # Anything a person or their machine owns: "the requester's e-mail signature", "the device's …".
+    r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|assistant|model|agent|device|"
+    r"phone|computer|machine|browser|laptop)(?:'s|s')\s+\w+|"
+    r"\b(?:full|entire|whole|complete|raw|original|verbatim|preceding|previous|prior|last|opening|first|"
+    r"most\s+recent)\s+(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|"
+    r"history|answers?|context|chat|questions?|cop(?:y|ies))\b|"
+    r"\b(?:session|chat|conversation|call|dialog(?:ue)?)\s+(?:transcript|history|log|context|contents?)\b|"
     r"\byour\s+(?:own\s+)?(?:instructions|system\s+prompt|rules|prompt|context)\b|"
-    r"\b(?:environment|env)\s+(?:configuration|config|file|variables?)\b|\bshell\s+(?:profile|history|rc)\b|"
+    r"\b(?:environment|env)\s+(?:configuration|config|file|variables?)\b|\boutput\s+of\s+[`'\"]?"
+    r"(?:env|printenv|set|history|whoami|id)\b|\bshell\s+(?:profile|history|rc)\b|"
     r"\b(?:banking|bank|online\s+banking)\s+(?:logins?|credentials|passwords?|details|pins?)\b|"
-    r"\b(?:microphone|camera|webcam|keystrokes?|screen\s+contents?|screenshots?)\b|"
-    r"\b(?:credential|secret|token|password)[\w-]*|\b(?:api|ssh|private)\s+keys?\b|\bincluding\s+keys\b|"
-    r"\bopen\s+files\b|\bdocument'?s\s+content\b",
+    r"\b(?:microphone|camera|webcam|keystrokes?|screen\s+contents?|screenshots?|contact\s+list|"
+    r"address\s+book|phone\s+numbers?|home\s+address(?:es)?)\b|"
+    r"\bopen\s+files\b|\bdocument'?s\s+content\b|\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|"
+    r"files?|images?|photos?|messages?|e-?mails?|recordings?)\s+(?:\w+\s+){0,2}?(?:checked|scanned|"
+    r"opened|processed|read|viewed|edited|sent|received)\b",
+)
+# Secrets named by a bare word: valuable in a flow to elsewhere, too common to mark an order alone.
+_SECRET_WORDS = re.compile(
+    r"\b(?:credential|secret|token|password)[\w-]*|\b(?:api|ssh|private)\s+keys?\b|\bincluding\s+keys\b"
 )
 # Where it goes: somewhere that is not the user (read only in a triggered sentence).
 _DESTINATIONS = re.compile(
@@ -55,7 +65,8 @@ _DESTINATIONS = re.compile(
     r"(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.){1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|"
     r"ru|cn|tk|top|link|live|online|tech)\b(?![\w-])|\b(?:\d{1,3}\.){3}\d{1,3}\b|"
     r"\b(?:our|the\s+vendor'?s|a\s+remote)\s+(?:\w+\s+)?(?:mirror|server|endpoint|collector|backend|"
-    r"cloud|team|dashboard|bucket|archive|service|api|host)\b|\bupstream\b|\b(?:tracking\s+pixel|"
+    r"cloud|team|dashboard|bucket|archive|service|api|host|cluster|storage|database|lab|partners?)s?\b|"
+    r"\b(?:to|into|with|at|onto)\s+our\b|\bupstream\b|\b(?:tracking\s+pixel|"
     r"telemetry|analytics)\b|"
     r"\b(?:into|in|to|inside)\s+(?:this|the|its|that)\s+(?:tool'?s\s+)?[`'\"]?[\w-]*[`'\"]?\s*"
     r"(?:field|argument|parameter|param|property|query)\b|\binto\s+this\s+field\b",
@@ -64,21 +75,24 @@ _DESTINATIONS = re.compile(
 _ORDER = re.compile(
     r"(?:^|[:;,(]\s*|\b(?:and|then|also|please)\s+)(?:list|paste|copy|send|include|mirror|ship|deliver|"
     r"forward|post|upload|attach|embed|append|add|put|summari[sz]e|collect|gather|package|call|greet|ask|"
-    r"choose|pick|route|skip|switch|record|read|share|relay|transmit|report|check\s+in)\b|"
+    r"choose|pick|route|skip|switch|record|read|share|relay|transmit|report|check\s+in|open|start|begin|"
+    r"answer|respond|reply|fill|tell|give|provide|return|write|set)\b|"
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|is\s+required\s+to|"
     r"in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
 )
 _RUN_DOWN = re.compile(
     r"\b(?:deprecated|retired|obsolete|outdated|legacy|unmaintained|broken|stubs?|corrupt\w*|unreliable|"
     r"insecure|compromised|counterfeit|mistranslat\w*|inaccurate|abandoned|discontinued|unsafe|"
-    r"untrustworthy|impostors?|knock-?offs?|defunct|buggy)\b"
+    r"untrustworthy|impostors?|knock-?offs?|defunct|buggy|leak\w*|crash\w*|delayed|wrong|flaky|"
+    r"dangerous|malicious|fake|slow|stale|incorrect|fails?|failing|errors?|hijacked|spying)\b"
 )
 _CHOICE = re.compile(
     r"\b(?:choose|pick|prefer|select|route|skip|avoid|ignore|bypass)\b|\bthis\s+one\b|\bhere\b|"
-    r"\bin\s+every\s+case\b|\bshould\s+(?:be\s+)?(?:skipped|avoided|ignored)\b"
+    r"\bin\s+every\s+case\b|\bshould\s+(?:be\s+)?(?:skipped|avoided|ignored)\b|\bthis\s+\w+\s+only\b|"
+    r"\bonly\s+this\b|\breplacement\s+for\b|\binstead\b|\bthis\s+\w+\s+is\s+the\b"
 )
 _SURVEILLANCE = re.compile(
-    r"\b(?:record|capture|track|log)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
+    r"\b(?:record|captur|track|log|spy|monitor|watch)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
 )
 _SEND = re.compile(
     r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
@@ -87,33 +101,39 @@ _SEND = re.compile(
 )
 
 _RIVALS = vocab(
-    r"\b(?:other|competing|alternative|rival|remaining)\s+(?:\w+\s+){0,2}?(?:tools?|utilit(?:y|ies)|"
-    r"providers?|servers?|readers?|backends?|plugins?|services?|apis|translators?|engines?|options|"
-    r"versions|implementations?|sources?|clients?)\b|\bthe\s+rest\b|\balternatives\b|"
-    r"\bany\s+other\s+(?:\w+\s+){0,2}?(?:tool|utility|provider|server|backend|service|engine|source)\b",
-    "other|competing|alternative|rival|remaining|the rest",
+    r"\b(?:other|competing|alternative|rival|remaining|older|existing|installed|similar)\s+(?:\w+\s+){0,2}?"
+    r"\w+(?:s|ies)\b|\bthe\s+rest\b|\balternatives\b|\ball\s+of\s+them\b|"
+    r"\b(?:any|every)\s+other\s+\w+",
+    "other|competing|alternative|rival|remaining|older|existing|installed|similar|the rest|all of them",
 )
 _GLOBAL_ORDER = vocab(
     r"\b(?:before|prior\s+to|ahead\s+of|upon|on)\s+(?:\w+ing\s+)?(?:any|every|each|your\s+first|the\s+"
     r"first|anything|all\s+other|any\s+other)\b(?:\s+\w+){0,3}?\s*(?:sessions?|conversations?|chats?|"
-    r"repl(?:y|ies)|responses?|turns?|messages?|requests?|tools?|actions?|tasks?|else|toolbox|thing)\b|"
+    r"repl(?:y|ies)|responses?|turns?|messages?|requests?|tools?|actions?|tasks?|else|toolbox|thing|"
+    r"dialog(?:ue)?s?|threads?|interactions?|exchanges?)\b|"
     r"\b(?:regardless|irrespective)\s+of\s+(?:which|what|the|any)\b|\bno\s+matter\s+(?:which|what)\b|"
+    r"\b(?:whatever|whichever)\s+the\s+user\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
+    r"chat|dialog(?:ue)?)\b|"
     r"\bthe\s+(?:very\s+)?first\s+(?:step|thing|action)\s+(?:of|in)\s+(?:your|every|each|any)\b|"
     r"\bstanding\s+(?:rule|order|instruction)\b|\beffective\s+immediately\b|\bfor\s+(?:every|each|all|"
-    r"any)\s+(?:chats?|conversations?|sessions?)\b|\bat\s+the\s+(?:start|beginning|outset)\s+of\s+(?:every|"
-    r"each|any|the)\s+(?:conversation|session|chat|turn)\b",
+    r"any)\s+(?:chats?|conversations?|sessions?|dialog(?:ue)?s?)\b|\bat\s+the\s+(?:very\s+)?(?:start|beginning|"
+    r"outset)\s+of\s+(?:every|each|any|the)\s+(?:conversation|session|chat|turn|dialog(?:ue)?|thread|"
+    r"interaction)\b",
     "before|prior to|ahead of|upon|on|regardless|irrespective|no matter|first step|first thing|first action|"
-    "standing|effective immediately|for every|for each|for all|for any|start of|beginning of|outset of",
+    "standing|effective immediately|for every|for each|for all|for any|start of|beginning of|outset of|"
+    "whatever|whichever|whole|entire",
 )
 _CHANGE_NOTE = vocab(
-    r"\b(?:changelog|change\s+log|release\s+notes?|(?:updated|new|changed)\s+behaviou?r|going\s+forward|"
+    r"\b(?:changelog|change\s+log|release\s+notes?|(?:release|version|v)\s*\d+(?:\.\d+)*\s+notes?|"
+    r"(?:updated|new|changed)\s+behaviou?r|going\s+forward|now\s+also|"
     r"from\s+now\s+on|from\s+here\s+on|henceforth|starting\s+(?:with|from|in|today|now)|as\s+of\s+(?:this|"
     r"today|now|v?\d)|effective\s+(?:today|immediately|now)|(?:next|upcoming|future|later|coming)\s+"
-    r"(?:\w+\s+)?(?:updates?|releases?|versions?)|in\s+a\s+(?:future|later|coming)\s+(?:\w+\s+)?(?:release|"
-    r"version|update)|no\s+(?:re-?approval|re-?review|new\s+approval)|without\s+(?:re-?approval|another\s+"
-    r"review))\b",
-    "changelog|change log|release note|behavio|going forward|from now on|from here on|henceforth|starting|"
-    "as of|effective|next|upcoming|future|later|coming|approval|review",
+    r"(?:\w+\s+)?(?:updates?|releases?|versions?|patch(?:es)?|builds?|editions?)|in\s+a\s+(?:future|later|"
+    r"coming)\s+(?:\w+\s+)?(?:release|version|update|patch|build)|no\s+(?:re-?approval|re-?review|new\s+"
+    r"approval)|without\s+(?:re-?approval|another\s+review)|(?:how|whether)\s+it\s+is\s+(?:approved|"
+    r"reviewed))\b",
+    "changelog|change log|note|behavio|going forward|now also|from now on|from here on|henceforth|starting|"
+    "as of|effective|next|upcoming|future|later|coming|approval|review|approved|reviewed",
 )
 _FLOW = vocab(
     _SEND.pattern,
@@ -127,11 +147,12 @@ _PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 
 TRIGGERS: tuple[Vocab, ...] = (_RIVALS, _GLOBAL_ORDER, _CHANGE_NOTE, _FLOW, _PRESET_DESTINATION)
 # Read only inside a sentence that a trigger matched in.
-AFTER_A_TRIGGER = (_OBJECTS, _DESTINATIONS, _ORDER, _RUN_DOWN, _CHOICE, _SURVEILLANCE)
+AFTER_A_TRIGGER = (_OBJECTS, _SECRET_WORDS, _DESTINATIONS, _ORDER, _RUN_DOWN, _CHOICE, _SURVEILLANCE)
 
 # Why data would leave, in words that honest tools rarely need.
 _PURPOSE = re.compile(
     r"\b(?:for|to\s+(?:keep|improve|help))\s+(?:\w+\s+){0,3}?(?:backup|analytics|telemetry|tuning|quality|"
+    r"assurance|archiv\w*|insights?|research|monitoring|auditing|review|"
     r"training|improvement|accuracy|debugging|recovery|breach\s+checks|dashboards?|personali[sz]ation)\b|"
     r"\bso\s+(?:the|our)\s+team\b|\balso\b|\badditionally\b|\bquietly\b|\bsilently\b|\bas\s+part\s+of\s+each\b"
 )
@@ -172,14 +193,18 @@ def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, in
     if verdict is None:
         return None
     signal, strength = verdict
-    if position(doc.text, start, match.start()) == "mention":
+    if _REPORTING.search(doc.lower, max(start, match.start() - _NEAR), match.start()):
         strength = min(strength, MENTION_STRENGTH)
     return Finding(signal, doc.where(match.start()), strength)
 
 
-def _valuable(sentence: str) -> bool:
+def _valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
+    """Does the sentence name the user's or model's data, a sensitive file or secrets?"""
     return bool(
-        _OBJECTS.search(sentence) or ANY_PATH.pattern.search(sentence) or SECRETS.pattern.search(sentence)
+        _OBJECTS.search(sentence)
+        or ANY_PATH.pattern.search(sentence)
+        or SECRETS.pattern.search(sentence)
+        or (bare_secrets and _SECRET_WORDS.search(sentence))
     )
 
 
@@ -190,11 +215,11 @@ def _squatting(sentence: str) -> tuple[str, float] | None:
 
 
 def _line_jump(sentence: str) -> tuple[str, float] | None:
-    reaches = _valuable(sentence) or _DESTINATIONS.search(sentence) is not None
+    valuable = _valuable(sentence, bare_secrets=False)  # "returns a session token" is no theft
     ordered = _ORDER.search(sentence) is not None
-    if reaches and ordered:
+    if valuable and (ordered or _DESTINATIONS.search(sentence)):
         return ("line_jumping", 1.0)
-    return ("line_jumping", 0.4) if reaches or ordered else None
+    return ("line_jumping", 0.3) if valuable or ordered else None
 
 
 def _change(sentence: str) -> tuple[str, float] | None:
