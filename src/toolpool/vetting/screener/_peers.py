@@ -148,7 +148,9 @@ def _ordered(lower: str, match: re.Match[str]) -> bool:
 
 
 def _about_itself(sentence: str, own: str) -> bool:
-    return "this tool" in sentence or (bool(own) and own.lower() in sentence)
+    if "this tool" in sentence:
+        return True
+    return bool(own) and re.search(rf"(?<![\w-]){re.escape(own.lower())}(?![\w-])", sentence) is not None
 
 
 def stems(text: str) -> frozenset[str]:

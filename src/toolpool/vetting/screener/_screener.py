@@ -18,7 +18,7 @@ from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._shadowing import shadowing_findings
-from toolpool.vetting.screener._signals import SIGNALS, Finding, Mode, score
+from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._structure import structure_findings
 from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
@@ -62,6 +62,16 @@ class RuleScreener:
         aliases) and those servers' tools as ``Peer`` definitions; naming one of them as a tool to
         call is shadowing, and so is an order that changes what a described peer does.
         """
+        return self._verdict(self._tool_findings(tool, peers), "tool")
+
+    def explain_tool(self, tool: PublishedTool, peers: Collection[str | Peer] = ()) -> tuple[Explained, ...]:
+        """Which signals ``screen_tool`` found and where, each at the weight it counted with.
+
+        Local text only (signal names, labels, local paths), like ``Verdict.reasons``; the
+        weights are before group caps, so they can add up to more than the verdict's score."""
+        return explain(self._tool_findings(tool, peers), "tool")
+
+    def _tool_findings(self, tool: PublishedTool, peers: Collection[str | Peer]) -> list[Finding]:
         walk = tool_fields(tool)
         names, described = _split(peers)
         findings = _screen(
@@ -76,7 +86,7 @@ class RuleScreener:
         findings += impersonation_findings(tool.name, tool.description or "", described)
         if walk.truncated:
             findings.append(Finding("long_text", "the definition (too large to screen fully)"))
-        return self._verdict(findings, "tool")
+        return findings
 
     def screen_text(self, text: str) -> Verdict:
         """Screen a result text; links and addresses are normal here, instructions are not."""

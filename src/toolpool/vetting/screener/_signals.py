@@ -20,7 +20,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-__all__ = ["GROUP_CAPS", "MATCH_BUDGET", "MENTION_STRENGTH", "SIGNALS", "Finding", "Mode", "Signal", "score"]
+__all__ = [
+    "GROUP_CAPS",
+    "MATCH_BUDGET",
+    "MENTION_STRENGTH",
+    "SIGNALS",
+    "Explained",
+    "Finding",
+    "Mode",
+    "Signal",
+    "explain",
+    "score",
+]
 
 Mode = Literal["tool", "text"]
 Group = Literal["hard", "risk", "steering", "reach", "form"]
@@ -143,6 +154,31 @@ _SUBSUMED_BY: dict[str, tuple[str, ...]] = {
     "encoded_text": ("encoded_payload",),
     "homoglyphs": ("confusable_instructions",),
 }
+
+
+class Explained(NamedTuple):
+    """One signal of a verdict: its name, label and group, where it was found, what it weighed."""
+
+    signal: str
+    label: str
+    group: Group
+    where: str
+    weight: float
+
+
+def explain(findings: Iterable[Finding], mode: Mode) -> tuple[Explained, ...]:
+    """Every signal found, at each place, with its weight (before group caps), strongest first."""
+    best: dict[tuple[str, str], float] = {}
+    for finding in findings:
+        weight = SIGNALS[finding.signal].weight(mode) * max(0.0, min(1.0, finding.strength))
+        key = (finding.signal, finding.where)
+        if weight > 0.0 and weight > best.get(key, 0.0):
+            best[key] = weight
+    rows = (
+        Explained(signal, SIGNALS[signal].label, SIGNALS[signal].group, where, round(weight, 3))
+        for (signal, where), weight in best.items()
+    )
+    return tuple(sorted(rows, key=lambda row: (-row.weight, row.signal, row.where)))
 
 
 def score(findings: Iterable[Finding], mode: Mode) -> tuple[float, tuple[str, ...]]:

@@ -39,8 +39,9 @@ _Judge = Callable[[str], tuple[str, float] | None]
 # What is worth having: the user's or the model's data (read only in a triggered sentence).
 _OBJECTS = re.compile(
     # Anything a person or their machine owns: "the requester's e-mail signature", "the device's …".
-    r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|assistant|model|agent|device|"
-    r"phone|computer|machine|browser|laptop)(?:'s|s')\s+\w+|"
+    r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
+    r"patient|student|employee|visitor|buyer|holder|assistant|model|agent|device|phone|computer|machine|"
+    r"browser|laptop)(?:'s|s')\s+\w+|"
     r"\b(?:full|entire|whole|complete|raw|original|verbatim|preceding|previous|prior|last|opening|first|"
     r"most\s+recent)\s+(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|"
     r"history|answers?|context|chat|questions?|cop(?:y|ies))\b|"
@@ -80,6 +81,8 @@ _ORDER = re.compile(
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|is\s+required\s+to|"
     r"in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
 )
+# This tool as the destination of an order that applies before anything else.
+_HERE = re.compile(r"\b(?:here|this\s+tool|to\s+me|to\s+us)\b")
 _RUN_DOWN = re.compile(
     r"\b(?:deprecated|retired|obsolete|outdated|legacy|unmaintained|broken|stubs?|corrupt\w*|unreliable|"
     r"insecure|compromised|counterfeit|mistranslat\w*|inaccurate|abandoned|discontinued|unsafe|"
@@ -112,6 +115,7 @@ _GLOBAL_ORDER = vocab(
     r"repl(?:y|ies)|responses?|turns?|messages?|requests?|tools?|actions?|tasks?|else|toolbox|thing|"
     r"dialog(?:ue)?s?|threads?|interactions?|exchanges?)\b|"
     r"\b(?:regardless|irrespective)\s+of\s+(?:which|what|the|any)\b|\bno\s+matter\s+(?:which|what)\b|"
+    r"\b(?:whatever|whichever)\s+(?:the\s+)?\w+\s+(?:wants?|asks?|says?|needs?|requests?|types?|writes?)\b|"
     r"\b(?:whatever|whichever)\s+the\s+user\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
     r"chat|dialog(?:ue)?)\b|"
     r"\bthe\s+(?:very\s+)?first\s+(?:step|thing|action)\s+(?:of|in)\s+(?:your|every|each|any)\b|"
@@ -147,7 +151,7 @@ _PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 
 TRIGGERS: tuple[Vocab, ...] = (_RIVALS, _GLOBAL_ORDER, _CHANGE_NOTE, _FLOW, _PRESET_DESTINATION)
 # Read only inside a sentence that a trigger matched in.
-AFTER_A_TRIGGER = (_OBJECTS, _SECRET_WORDS, _DESTINATIONS, _ORDER, _RUN_DOWN, _CHOICE, _SURVEILLANCE)
+AFTER_A_TRIGGER = (_OBJECTS, _SECRET_WORDS, _DESTINATIONS, _HERE, _ORDER, _RUN_DOWN, _CHOICE, _SURVEILLANCE)
 
 # Why data would leave, in words that honest tools rarely need.
 _PURPOSE = re.compile(
@@ -217,7 +221,7 @@ def _squatting(sentence: str) -> tuple[str, float] | None:
 def _line_jump(sentence: str) -> tuple[str, float] | None:
     valuable = _valuable(sentence, bare_secrets=False)  # "returns a session token" is no theft
     ordered = _ORDER.search(sentence) is not None
-    if valuable and (ordered or _DESTINATIONS.search(sentence)):
+    if valuable and (ordered or _DESTINATIONS.search(sentence) or _HERE.search(sentence)):
         return ("line_jumping", 1.0)
     return ("line_jumping", 0.3) if valuable or ordered else None
 
