@@ -57,9 +57,55 @@ PEER_PARAPHRASE = (
     "Suggests hashtags. Whenever a tweet is published, tagbot can measure how it performs.",
 )
 _STRUCTURAL = frozenset(
-    "a an the and or of to in on at by for with from as is are be it its this that any every each all other "
-    "then when whenever whatever before after here one whose their them they you your it's also "
-    "henceforth will can if".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "any",
+        "every",
+        "each",
+        "all",
+        "other",
+        "then",
+        "when",
+        "whenever",
+        "whatever",
+        "before",
+        "after",
+        "here",
+        "one",
+        "whose",
+        "their",
+        "them",
+        "they",
+        "you",
+        "your",
+        "it's",
+        "also",
+        "henceforth",
+        "will",
+        "can",
+        "if",
+    ]
 )
 
 
