@@ -337,13 +337,12 @@ def _is_rule(value: object) -> bool:
 # match of one of ``TRIGGERS``. A change here needs a look at ``_fast`` first.
 _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _screener.RuleScreener.screen_text: {"_screen", "character_findings", "text_fields"},
-    # impersonation_findings runs after _screen, on either path alike.
-    _screener.RuleScreener.screen_tool: {
-        "Finding",
-        "_screen",
-        "_split",
-        "impersonation_findings",
-        "tool_fields",
+    # Both read the findings of _tool_findings (through self); impersonation_findings runs after
+    # _screen, on either path alike.
+    _screener.RuleScreener.screen_tool: set(),
+    _screener.RuleScreener.explain_tool: {"Explained", "explain"},
+    _screener.RuleScreener._tool_findings: {
+        *("Finding", "_screen", "_split", "impersonation_findings", "tool_fields"),
     },
     _screener._screen: {
         *("Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),

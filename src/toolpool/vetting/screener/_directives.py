@@ -90,7 +90,8 @@ _PHRASES = (
         r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|large\s+language\s+model|language\s+model|assistant|agent|bot|"
         r"chatbot)\b|\b(?:dear|attention|hey|hello)[,:]?\s+(?:ai|assistant|llm|model|agent|claude|chatgpt)\b|"
         r"\b(?:ai|llm|language\s+model|assistant)s?\s+(?:reading|processing|parsing|seeing)\s+this\b|"
-        r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b",
+        r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b"
+        r"(?!\s+(?:text|template|field|value|string|setting|parameter|for\s+(?:the|your|a|an)\s+(?!assistant|ai|model)\w+))",
         0.9,
     ),
     _p(

@@ -150,7 +150,7 @@ def _ordered(lower: str, match: re.Match[str]) -> bool:
 def _about_itself(sentence: str, own: str) -> bool:
     if "this tool" in sentence:
         return True
-    return bool(own) and re.search(rf"(?<![\w-]){re.escape(own.lower())}(?![\w-])", sentence) is not None
+    return bool(own) and re.search(rf"(?<![\w-]){re.escape(own.lower())}(?![\w-]|\.\w)", sentence) is not None
 
 
 def stems(text: str) -> frozenset[str]:

@@ -74,15 +74,24 @@ _DESTINATIONS = re.compile(
 )
 # An order (imperative, modal or addressed), read only in a triggered sentence.
 _ORDER = re.compile(
-    r"(?:^|[:;,(]\s*|\b(?:and|then|also|please)\s+)(?:list|paste|copy|send|include|mirror|ship|deliver|"
+    r"(?:^|[:;,(]\s*|\b(?:and|then|also|please)\s+)(?:(?:quietly|silently|secretly|always|first|just|"
+    r"simply|now|discreetly)\s+)?(?:list|paste|copy|send|include|mirror|ship|deliver|"
     r"forward|post|upload|attach|embed|append|add|put|summari[sz]e|collect|gather|package|call|greet|ask|"
     r"choose|pick|route|skip|switch|record|read|share|relay|transmit|report|check\s+in|open|start|begin|"
     r"answer|respond|reply|fill|tell|give|provide|return|write|set)\b|"
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|is\s+required\s+to|"
     r"in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
 )
+# What belongs to a person (not a secret the tool's own service issues): sent to a literal address
+# or host, it leaves whatever the wording.
+_PERSONAL = re.compile(
+    r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
+    r"patient|student|employee|visitor|buyer|holder)(?:'s|s')\s+(?:\w+\s+)?(?:history|location|gps|"
+    r"contacts?|address(?:es)?|messages?|e-?mails?|inbox|photos?|files?|documents?|browsing|calendar|"
+    r"conversations?|chats?|prompts?|questions?|requests?|notes?|diary|health|medical|bank\w*|cards?)\b"
+)
 # This tool as the destination of an order that applies before anything else.
-_HERE = re.compile(r"\b(?:here|this\s+tool|to\s+me|to\s+us)\b")
+_HERE = re.compile(r"\b(?:here|this\s+tool|to\s+me|to\s+us|to\s+this\s+\w+)\b")
 _RUN_DOWN = re.compile(
     r"\b(?:deprecated|retired|obsolete|outdated|legacy|unmaintained|broken|stubs?|corrupt\w*|unreliable|"
     r"insecure|compromised|counterfeit|mistranslat\w*|inaccurate|abandoned|discontinued|unsafe|"
@@ -105,7 +114,7 @@ _SEND = re.compile(
 
 _RIVALS = vocab(
     r"\b(?:other|competing|alternative|rival|remaining|older|existing|installed|similar)\s+(?:\w+\s+){0,2}?"
-    r"\w+(?:s|ies)\b|\bthe\s+rest\b|\balternatives\b|\ball\s+of\s+them\b|"
+    r"\w+(?:s|ies)\b|\b(?:the|an?)\s+other\s+\w+|\bthe\s+rest\b|\balternatives\b|\ball\s+of\s+them\b|"
     r"\b(?:any|every)\s+other\s+\w+",
     "other|competing|alternative|rival|remaining|older|existing|installed|similar|the rest|all of them",
 )
@@ -151,7 +160,17 @@ _PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 
 TRIGGERS: tuple[Vocab, ...] = (_RIVALS, _GLOBAL_ORDER, _CHANGE_NOTE, _FLOW, _PRESET_DESTINATION)
 # Read only inside a sentence that a trigger matched in.
-AFTER_A_TRIGGER = (_OBJECTS, _SECRET_WORDS, _DESTINATIONS, _HERE, _ORDER, _RUN_DOWN, _CHOICE, _SURVEILLANCE)
+AFTER_A_TRIGGER = (
+    _OBJECTS,
+    _SECRET_WORDS,
+    _DESTINATIONS,
+    _HERE,
+    _PERSONAL,
+    _ORDER,
+    _RUN_DOWN,
+    _CHOICE,
+    _SURVEILLANCE,
+)
 
 # Why data would leave, in words that honest tools rarely need.
 _PURPOSE = re.compile(
@@ -236,6 +255,6 @@ def _change(sentence: str) -> tuple[str, float] | None:
 def _flow(sentence: str) -> tuple[str, float] | None:
     if not (_valuable(sentence) and _DESTINATIONS.search(sentence)):
         return None
-    if _ORDER.search(sentence) or _PURPOSE.search(sentence):
+    if _ORDER.search(sentence) or _PURPOSE.search(sentence) or _PERSONAL.search(sentence):
         return ("data_flow", 1.0)
     return ("data_flow", 0.6)
