@@ -40,7 +40,7 @@ from _screen_data import (
 )
 from _timing import percentile
 from toolpool.vetting.screener import RuleScreener
-from toolpool.vetting.screening import Verdict
+from toolpool.vetting.screening import Peer, Verdict
 
 _SCREENER = RuleScreener()
 
@@ -78,9 +78,20 @@ def main() -> None:
 
 
 def screen(entry: Entry, *, pool_peers: bool = False, described: bool = True) -> Verdict:
-    """With the peers' definitions (issue 18) unless ``described`` is false (names only)."""
+    """With the peers' definitions (issue 18) unless ``described`` is false (names only).
+
+    Peers are one set per entry, built once, as admission builds one per server."""
     names = entry.pool_peers if pool_peers else entry.peers
-    return _SCREENER.screen_tool(entry.tool, [*names, *entry.described] if described else names)
+    if not described:
+        return _SCREENER.screen_tool(entry.tool, names)
+    key = (entry.id, pool_peers)
+    peers = _PEERS.get(key)
+    if peers is None:
+        peers = _PEERS[key] = frozenset([*names, *entry.described])
+    return _SCREENER.screen_tool(entry.tool, peers)
+
+
+_PEERS: dict[tuple[str, bool], frozenset[str | Peer]] = {}
 
 
 def labelled_report(entries: Sequence[Entry]) -> dict[str, Any]:
@@ -135,14 +146,23 @@ def real_report(proxy: Sequence[Entry], live: Sequence[Entry]) -> dict[str, Any]
 
 
 def timing_report(entries: Sequence[Entry], repeat: int) -> dict[str, Any]:
+    """Per tool, interleaved in one run: with the peers' definitions, and names only (the baseline:
+    what the seam passed before issue 18)."""
     per_tool_ns: dict[str, list[int]] = defaultdict(list)
+    baseline_ns: dict[str, list[int]] = defaultdict(list)
     for _ in range(max(1, repeat)):
         for entry in entries:
             began = time.perf_counter_ns()
             screen(entry)
             per_tool_ns[entry.id].append(time.perf_counter_ns() - began)
+            began = time.perf_counter_ns()
+            screen(entry, described=False)
+            baseline_ns[entry.id].append(time.perf_counter_ns() - began)
     medians = [statistics.median(samples) for samples in per_tool_ns.values()]
+    baseline = statistics.median(statistics.median(samples) for samples in baseline_ns.values())
     return {
+        "names_only_median_us": round(baseline / 1000, 1),
+        "ratio_to_names_only": round(statistics.median(medians) / baseline, 2),
         "tools": len(medians),
         "passes": max(1, repeat),
         "median_us": round(statistics.median(medians) / 1000, 1),
@@ -198,7 +218,8 @@ def print_report(report: dict[str, Any]) -> None:
     print(
         f"time per tool ({timing['tools']} tools x {timing['passes']} passes, median of each tool): "
         f"median {timing['median_us']} us, mean {timing['mean_us']} us, p99 {timing['p99_us']} us, "
-        f"max {timing['max_us']} us"
+        f"max {timing['max_us']} us; names-only peers (baseline, same run): median "
+        f"{timing['names_only_median_us']} us, ratio {timing['ratio_to_names_only']}x"
     )
     print(f"machine: {report['machine']['cpu']}, python {report['machine']['python']}")
 

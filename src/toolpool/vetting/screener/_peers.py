@@ -25,13 +25,17 @@ __all__ = ["AIMED", "TRIGGERS", "impersonation_findings", "peer_behaviour_findin
 
 _ALTER = vocab(
     r"\b(?:append|add|prefix|prepend|suffix|switch|rewrit|redirect|reroute|chang|replac|duplicat|bcc|cc|"
-    r"insert|strip|swap|modif|alter|divert|inject|includ|forward|copy|copie|send|sent|set)\w*",
+    r"insert|strip|swap|modif|alter|divert|inject|includ|forward|copy|copie|send|sent|set|point|aim|"
+    r"target|direct)\w*|\b(?:extra|additional)\b",
     "append|add|prefix|prepend|suffix|switch|rewrit|redirect|reroute|chang|replac|duplicat|bcc|cc|insert|"
-    "strip|swap|modif|alter|divert|inject|includ|forward|cop|send|sent|set",
+    "strip|swap|modif|alter|divert|inject|includ|forward|cop|send|sent|set|point|aim|target|direct|extra|"
+    "additional",
 )
 # Aimed at other calls: a condition on them, a quantifier over them, or an order in the passive.
 AIMED = re.compile(
-    r"\b(?:whenever|when|every\s+time|each\s+time|any|all|every|each)\b|"
+    r"\b(?:whenever|when|every\s+time|each\s+time|any|all|every|each|if)\b|"
+    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+(?:get|have|carry|contain|"
+    r"include|receive|go)\b|"
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+be\s+\w+(?:ed|en|t)\b|"
     r"\bneeds?\s+(?:\w+\s+){0,2}\w+(?:ed|en)\b"
 )
@@ -140,6 +144,8 @@ TRIGGERS: tuple[Vocab, ...] = (_ALTER,)
 def _ordered(lower: str, match: re.Match[str]) -> bool:
     """An order's form: "replace" or "be replaced", not "replaces" (this tool) or "added" (a state)."""
     word, before = match.group(), lower[max(0, match.start() - 30) : match.start()]
+    if word in ("extra", "additional"):  # "an extra column", "an additional recipient"
+        return True
     if _DESCRIBES.search(word):
         return False
     if _PARTICIPLE.search(word):
@@ -165,7 +171,7 @@ def stems(text: str) -> frozenset[str]:
 
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix == "s" else 4):
             return word[: -len(suffix)][:4]
     return word[:4]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener._chars import character_findings
@@ -102,6 +103,17 @@ class RuleScreener:
 
 def _split(peers: Collection[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
     """Names (every peer's, as a set) and the peers given with their descriptions."""
+    if isinstance(peers, frozenset):
+        return _split_once(peers)  # admission passes one set for every tool of a server
+    return _split_apart(peers)
+
+
+@lru_cache(maxsize=16)
+def _split_once(peers: frozenset[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
+    return _split_apart(peers)
+
+
+def _split_apart(peers: Collection[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
     if not any(isinstance(peer, Peer) for peer in peers):
         names = peers if isinstance(peers, set | frozenset | dict) else frozenset(peers)
         return names, frozenset()  # type: ignore[return-value]  # only names (no copy of a set)

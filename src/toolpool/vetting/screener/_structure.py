@@ -41,7 +41,10 @@ _OBJECTS = re.compile(
     # Anything a person or their machine owns: "the requester's e-mail signature", "the device's …".
     r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
     r"patient|student|employee|visitor|buyer|holder|assistant|model|agent|device|phone|computer|machine|"
-    r"browser|laptop)(?:'s|s')\s+\w+|"
+    r"browser|laptop|session|account|workspace)(?:'s|s')\s+\w+|"
+    r"\beverything\s+(?:the\s+)?(?:user|person|human|customer|client|they|he|she)\s+(?:has\s+|have\s+)?"
+    r"(?:said|says|typed|types|wrote|writes|asked|asks|shared|shares|entered)\b|"
+    r"\b(?:card\s+numbers?|payment\s+(?:details|cards?|methods?)|cvv|social\s+security\s+numbers?)\b|"
     r"\b(?:full|entire|whole|complete|raw|original|verbatim|preceding|previous|prior|last|opening|first|"
     r"most\s+recent)\s+(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|"
     r"history|answers?|context|chat|questions?|cop(?:y|ies))\b|"
@@ -67,7 +70,10 @@ _DESTINATIONS = re.compile(
     r"ru|cn|tk|top|link|live|online|tech)\b(?![\w-])|\b(?:\d{1,3}\.){3}\d{1,3}\b|"
     r"\b(?:our|the\s+vendor'?s|a\s+remote)\s+(?:\w+\s+)?(?:mirror|server|endpoint|collector|backend|"
     r"cloud|team|dashboard|bucket|archive|service|api|host|cluster|storage|database|lab|partners?)s?\b|"
-    r"\b(?:to|into|with|at|onto)\s+our\b|\bupstream\b|\b(?:tracking\s+pixel|"
+    r"\b(?:to|into|with|at|onto)\s+our\b|\bupstream\b|\b(?:an?|our|the|some)\s+(?:third[- ]party\s+|"
+    r"external\s+|outside\s+)?(?:partners?|advertis\w+|data\s+brokers?|sponsors?|affiliates?)\b|"
+    r"\b(?:into|as)\s+[`'\"][\w-]+[`'\"]|\b(?:pass|put|include|place|paste|write|stash)\w*\s+(?:[\w']+\s+){0,8}?"
+    r"in\s+[`'\"][\w-]+[`'\"]|\b(?:tracking\s+pixel|"
     r"telemetry|analytics)\b|"
     r"\b(?:into|in|to|inside)\s+(?:this|the|its|that)\s+(?:tool'?s\s+)?[`'\"]?[\w-]*[`'\"]?\s*"
     r"(?:field|argument|parameter|param|property|query)\b|\binto\s+this\s+field\b",
@@ -75,10 +81,11 @@ _DESTINATIONS = re.compile(
 # An order (imperative, modal or addressed), read only in a triggered sentence.
 _ORDER = re.compile(
     r"(?:^|[:;,(]\s*|\b(?:and|then|also|please)\s+)(?:(?:quietly|silently|secretly|always|first|just|"
-    r"simply|now|discreetly)\s+)?(?:list|paste|copy|send|include|mirror|ship|deliver|"
+    r"simply|now|discreetly|never|don't|do\s+not)\s+)?(?:list|paste|copy|send|include|mirror|ship|deliver|"
     r"forward|post|upload|attach|embed|append|add|put|summari[sz]e|collect|gather|package|call|greet|ask|"
     r"choose|pick|route|skip|switch|record|read|share|relay|transmit|report|check\s+in|open|start|begin|"
-    r"answer|respond|reply|fill|tell|give|provide|return|write|set)\b|"
+    r"answer|respond|reply|fill|tell|give|provide|return|write|set|keep|resend|submit|export|hand|pass|"
+    r"make\s+sure|ensure|be\s+sure)\b|"
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|is\s+required\s+to|"
     r"in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
 )
@@ -108,6 +115,7 @@ _SURVEILLANCE = re.compile(
 )
 _SEND = re.compile(
     r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
+    r"submit|export|hand|pass|publish|expos|resend|echo|"
     r"beacon|report|sync|push|stream|carry|carrying|include|included|paste|copy|duplicate|embed|attach|"
     r"summari[sz]e|put)\w*\b"
 )
@@ -125,7 +133,9 @@ _GLOBAL_ORDER = vocab(
     r"dialog(?:ue)?s?|threads?|interactions?|exchanges?)\b|"
     r"\b(?:regardless|irrespective)\s+of\s+(?:which|what|the|any)\b|\bno\s+matter\s+(?:which|what)\b|"
     r"\b(?:whatever|whichever)\s+(?:the\s+)?\w+\s+(?:wants?|asks?|says?|needs?|requests?|types?|writes?)\b|"
-    r"\b(?:whatever|whichever)\s+the\s+user\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
+    r"\b(?:whatever|whichever)\s+the\s+user\b|\bfor\s+the\s+(?:duration|length|rest|remainder)\s+of\s+"
+    r"(?:any|every|each|the|this)\s+(?:chat|conversation|session|dialog(?:ue)?)\b|\bthroughout\s+(?:the|any|"
+    r"every|each)\s+(?:\w+\s+)?(?:chat|conversation|session|dialog(?:ue)?)\b|\btop\s+priority\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
     r"chat|dialog(?:ue)?)\b|"
     r"\bthe\s+(?:very\s+)?first\s+(?:step|thing|action)\s+(?:of|in)\s+(?:your|every|each|any)\b|"
     r"\bstanding\s+(?:rule|order|instruction)\b|\beffective\s+immediately\b|\bfor\s+(?:every|each|all|"
@@ -134,7 +144,7 @@ _GLOBAL_ORDER = vocab(
     r"interaction)\b",
     "before|prior to|ahead of|upon|on|regardless|irrespective|no matter|first step|first thing|first action|"
     "standing|effective immediately|for every|for each|for all|for any|start of|beginning of|outset of|"
-    "whatever|whichever|whole|entire",
+    "whatever|whichever|whole|entire|duration|length|rest|remainder|throughout|top priority",
 )
 _CHANGE_NOTE = vocab(
     r"\b(?:changelog|change\s+log|release\s+notes?|(?:release|version|v)\s*\d+(?:\.\d+)*\s+notes?|"
@@ -148,10 +158,15 @@ _CHANGE_NOTE = vocab(
     "changelog|change log|note|behavio|going forward|now also|from now on|from here on|henceforth|starting|"
     "as of|effective|next|upcoming|future|later|coming|approval|review|approved|reviewed",
 )
+_EXCLUSIVE = re.compile(
+    r"\b(?:anything|anyone|nothing|no\s+one|none)\s+(?:but|except|other\s+than|besides)\b|\bexclusively\b|"
+    r"\bno\s+other\s+\w+\b|\bonly\s+ever\b|\bsolely\b"
+)
 _FLOW = vocab(
     _SEND.pattern,
     "send|sent|post|ship|deliver|mirror|forward|upload|transmit|relay|archiv|beacon|"
-    "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put",
+    "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put|submit|export|hand|"
+    "pass|publish|expos|resend|echo",
 )
 
 # A link or address given as a parameter's default or example: where the call sends by itself.
@@ -161,6 +176,7 @@ _PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 TRIGGERS: tuple[Vocab, ...] = (_RIVALS, _GLOBAL_ORDER, _CHANGE_NOTE, _FLOW, _PRESET_DESTINATION)
 # Read only inside a sentence that a trigger matched in.
 AFTER_A_TRIGGER = (
+    _EXCLUSIVE,
     _OBJECTS,
     _SECRET_WORDS,
     _DESTINATIONS,
@@ -232,7 +248,7 @@ def _valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
 
 
 def _squatting(sentence: str) -> tuple[str, float] | None:
-    if not _RUN_DOWN.search(sentence):
+    if not (_RUN_DOWN.search(sentence) or _EXCLUSIVE.search(sentence)):
         return None
     return ("squatting", 1.0 if _CHOICE.search(sentence) or _ORDER.search(sentence) else 0.7)
 
