@@ -11,7 +11,10 @@
    names that another server also publishes stay in);
 3. the held-out set in ``tests/vetting/screener_heldout.jsonl`` (80 definitions written apart from
    the development data, in three batches; RESULTS.md has each batch's first-run numbers);
-4. time per tool over every definition above (``--repeat`` passes, median and p99).
+4. the batches written for issue 18 (``bench/data/screen_batch_*.jsonl``, peers given with their
+   descriptions; RESULTS.md §4b has each batch's first run, the honest estimate);
+5. time per tool over every definition above (``--repeat`` passes, median and p99), against the
+   same screener given names-only peers in the same run (the seam before issue 18).
 
 Misses and false drops are listed with their id and top reason. Development data: the
 numbers show fit to these files, not generalisation (see the data sets' README).
