@@ -120,46 +120,35 @@ def _entry(
 
 
 def load_held_out(path: Path = HELD_OUT) -> list[Entry]:
-    entries = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        tool = PublishedTool(
-            name=row["name"],
-            description=row.get("description") or "",
-            input_schema=row.get("inputSchema") or {"type": "object"},
-        )
-        peers = frozenset(row.get("peers") or ())
-        entries.append(
-            Entry(row["id"], None, tool, row["label"], row.get("category"), peers, batch=row["batch"])
-        )
-    return entries
+    """The held-out set: peers are names only."""
+    return [_written(row, frozenset(row.get("peers") or ()), frozenset()) for row in _rows(path)]
 
 
 def load_batches(paths: tuple[Path, ...] = BATCHES) -> list[Entry]:
     """The post-issue-18 batches: like the held-out set, with peers given as whole definitions."""
     entries = []
     for path in paths:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            tool = PublishedTool(
-                name=row["name"],
-                description=row.get("description") or "",
-                input_schema=row.get("inputSchema") or {"type": "object"},
-            )
+        for row in _rows(path):
             listed = row.get("peers") or []
-            peers = frozenset({p["name"] for p in listed} | {p["server"] for p in listed})
+            names = frozenset({p["name"] for p in listed} | {p["server"] for p in listed})
             definitions = frozenset(Peer(p["name"], p.get("description") or "") for p in listed)
-            category = row.get("category")
-            entries.append(
-                Entry(
-                    row["id"], None, tool, row["label"], category, peers, row["batch"], described=definitions
-                )
-            )
+            entries.append(_written(row, names, definitions))
     return entries
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _written(row: dict[str, Any], peers: frozenset[str], described: frozenset[Peer]) -> Entry:
+    """An entry of a set written for this repository (no server; peers as the file gives them)."""
+    tool = PublishedTool(
+        name=row["name"],
+        description=row.get("description") or "",
+        input_schema=row.get("inputSchema") or {"type": "object"},
+    )
+    category = row.get("category")
+    return Entry(row["id"], None, tool, row["label"], category, peers, row["batch"], described=described)
 
 
 def dedupe_by_description(entries: list[Entry]) -> Iterator[Entry]:
