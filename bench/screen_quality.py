@@ -11,7 +11,10 @@
    names that another server also publishes stay in);
 3. the held-out set in ``tests/vetting/screener_heldout.jsonl`` (80 definitions written apart from
    the development data, in three batches; RESULTS.md has each batch's first-run numbers);
-4. time per tool over every definition above (``--repeat`` passes, median and p99).
+4. the batches written for issue 18 (``bench/data/screen_batch_*.jsonl``, peers given with their
+   descriptions; RESULTS.md §4b has each batch's first run, the honest estimate);
+5. time per tool over every definition above (``--repeat`` passes, median and p99), against the
+   same screener given names-only peers in the same run (the seam before issue 18).
 
 Misses and false drops are listed with their id and top reason. Development data: the
 numbers show fit to these files, not generalisation (see the data sets' README).
@@ -30,10 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from _report import Table, machine, render
-from _screen_data import DEFAULT_DATASETS, Entry, dedupe_by_description, load, load_held_out
+from _screen_data import (
+    DEFAULT_DATASETS,
+    Entry,
+    dedupe_by_description,
+    load,
+    load_batches,
+    load_held_out,
+)
 from _timing import percentile
 from toolpool.vetting.screener import RuleScreener
-from toolpool.vetting.screening import Verdict
+from toolpool.vetting.screening import Peer, Verdict
 
 _SCREENER = RuleScreener()
 
@@ -47,6 +57,7 @@ def main() -> None:
     proxy = load(args.datasets / "mcpproxy-go" / "normalized.jsonl")
     live = load(args.datasets / "livemcpbench" / "normalized.jsonl")
     held_out = load_held_out()
+    batches = load_batches()
     report = {
         "machine": machine(),
         "mcpproxy_go": labelled_report(proxy),
@@ -56,7 +67,11 @@ def main() -> None:
             batch: labelled_report([e for e in held_out if e.batch == batch])
             for batch in sorted({e.batch for e in held_out})
         },
-        "timing": timing_report([*proxy, *live, *held_out], args.repeat),
+        "new_batches": {
+            batch: labelled_report([e for e in batches if e.batch == batch])
+            for batch in sorted({e.batch for e in batches})
+        },
+        "timing": timing_report([*proxy, *live, *held_out, *batches], args.repeat),
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -65,8 +80,21 @@ def main() -> None:
         print_report(report)
 
 
-def screen(entry: Entry, *, pool_peers: bool = False) -> Verdict:
-    return _SCREENER.screen_tool(entry.tool, entry.pool_peers if pool_peers else entry.peers)
+def screen(entry: Entry, *, pool_peers: bool = False, described: bool = True) -> Verdict:
+    """With the peers' definitions (issue 18) unless ``described`` is false (names only).
+
+    Peers are one set per entry, built once, as admission builds one per server."""
+    names = entry.pool_peers if pool_peers else entry.peers
+    if not described:
+        return _SCREENER.screen_tool(entry.tool, names)
+    key = (entry.id, pool_peers)
+    peers = _PEERS.get(key)
+    if peers is None:
+        peers = _PEERS[key] = frozenset([*names, *entry.described])
+    return _SCREENER.screen_tool(entry.tool, peers)
+
+
+_PEERS: dict[tuple[str, bool], frozenset[str | Peer]] = {}
 
 
 def labelled_report(entries: Sequence[Entry]) -> dict[str, Any]:
@@ -121,14 +149,23 @@ def real_report(proxy: Sequence[Entry], live: Sequence[Entry]) -> dict[str, Any]
 
 
 def timing_report(entries: Sequence[Entry], repeat: int) -> dict[str, Any]:
+    """Per tool, interleaved in one run: with the peers' definitions, and names only (the baseline:
+    what the seam passed before issue 18)."""
     per_tool_ns: dict[str, list[int]] = defaultdict(list)
+    baseline_ns: dict[str, list[int]] = defaultdict(list)
     for _ in range(max(1, repeat)):
         for entry in entries:
             began = time.perf_counter_ns()
             screen(entry)
             per_tool_ns[entry.id].append(time.perf_counter_ns() - began)
+            began = time.perf_counter_ns()
+            screen(entry, described=False)
+            baseline_ns[entry.id].append(time.perf_counter_ns() - began)
     medians = [statistics.median(samples) for samples in per_tool_ns.values()]
+    baseline = statistics.median(statistics.median(samples) for samples in baseline_ns.values())
     return {
+        "names_only_median_us": round(baseline / 1000, 1),
+        "ratio_to_names_only": round(statistics.median(medians) / baseline, 2),
         "tools": len(medians),
         "passes": max(1, repeat),
         "median_us": round(statistics.median(medians) / 1000, 1),
@@ -139,8 +176,9 @@ def timing_report(entries: Sequence[Entry], repeat: int) -> dict[str, Any]:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    for title, key in (("mcpproxy-go (labelled)", "mcpproxy_go"), ("held-out set", "held_out")):
-        part = report[key]
+    parts = [("mcpproxy-go (labelled)", report["mcpproxy_go"]), ("held-out set", report["held_out"])]
+    parts += [(f"batch {batch} (bench/data)", part) for batch, part in report["new_batches"].items()]
+    for title, part in parts:
         table = Table(f"{title}: recall on malicious, drop rate on benign", ["set", "n", "rate"])
         table.rows.append(["malicious caught (recall)", str(part["malicious"]), _pct(part["recall"])])
         for category, recall in part["recall_by_category"].items():
@@ -183,7 +221,8 @@ def print_report(report: dict[str, Any]) -> None:
     print(
         f"time per tool ({timing['tools']} tools x {timing['passes']} passes, median of each tool): "
         f"median {timing['median_us']} us, mean {timing['mean_us']} us, p99 {timing['p99_us']} us, "
-        f"max {timing['max_us']} us"
+        f"max {timing['max_us']} us; names-only peers (baseline, same run): median "
+        f"{timing['names_only_median_us']} us, ratio {timing['ratio_to_names_only']}x"
     )
     print(f"machine: {report['machine']['cpu']}, python {report['machine']['python']}")
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
 from toolpool import Pool, PublishedTool, Ticket, UsageError, Verdict
 from toolpool.calls import fence, sanitize
+from toolpool.vetting import Peer
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,7 @@ HIDDEN = "\u200b\u202e\U000e0041\ufe0f\x1b[2J\x1b]0;title\x07\x07\x00\x9b31m"
 class KeywordScreener:
     """A stand-in collaborator: flags results that contain one word."""
 
-    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict:
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str | Peer] = ()) -> Verdict:
         return Verdict(drop=False)
 
     def screen_text(self, text: str) -> Verdict:

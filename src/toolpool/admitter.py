@@ -48,7 +48,7 @@ from toolpool.upstream import (
     open_session,
     require_sandbox,
 )
-from toolpool.vetting import Admission, Pins, Screener, vet
+from toolpool.vetting import Admission, Peer, Pins, Screener, vet
 from toolpool.vetting.growth import growth_of, listing_tokens, pinned_tokens
 
 __all__ = ["Admitter", "EraMemory"]
@@ -221,7 +221,7 @@ class Admitter:
         spec: ServerSpec,
         target: StdioLaunch | HttpTarget,
         tasks: anyio.abc.TaskGroup,
-        peers: Collection[str],
+        peers: Collection[str | Peer],
     ) -> tuple[Link, Admission]:
         admitted: list[Link] = []
 
@@ -256,7 +256,7 @@ class Admitter:
         spec: ServerSpec,
         target: StdioLaunch | HttpTarget,
         tasks: anyio.abc.TaskGroup,
-        peers: Collection[str],
+        peers: Collection[str | Peer],
     ) -> tuple[Link, Admission]:
         """Admit through a short session of its own: for ``per_call`` aliases, and for those with
         ``per_principal`` secrets, whose calls each go through their principal's connection
@@ -304,16 +304,17 @@ class Admitter:
             raise failure  # outside the handler: the unredacted original is not even its context
         return published, self._vet(spec, published, _Inspected(spec.alias), self._peers(spec.alias))
 
-    def _peers(self, alias: str) -> frozenset[str]:
-        """What the screener should know besides ``alias``'s own tools (shadowing checks)."""
-        names = {other for other in self._config.servers if other != alias}
+    def _peers(self, alias: str) -> frozenset[str | Peer]:
+        """What the screener should know besides ``alias``'s own tools (shadowing checks): the
+        other servers' aliases and tool names, and their tools' definitions as exposed."""
+        peers: set[str | Peer] = {other for other in self._config.servers if other != alias}
         for tool in self._registry.snapshot().tools:
             if tool.alias != alias:
-                names.update((tool.remote_name, tool.name))
-        return frozenset(names)
+                peers.update((tool.remote_name, tool.name, Peer(tool.remote_name, tool.description)))
+        return frozenset(peers)
 
     def _vet(
-        self, spec: ServerSpec, published: list[PublishedTool], owner: Link, peers: Collection[str]
+        self, spec: ServerSpec, published: list[PublishedTool], owner: Link, peers: Collection[str | Peer]
     ) -> Admission:
         admission = vet(
             spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers

@@ -11,6 +11,7 @@ from typing import Any
 from tests.data import DATASETS
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
+from toolpool.vetting.screening import Peer
 
 HELD_OUT = Path(__file__).with_name("screener_heldout.jsonl")
 SCREENER = RuleScreener()
@@ -91,3 +92,22 @@ def test_r5_the_held_out_set_keeps_the_same_targets() -> None:
     assert len(data) >= 40
     assert recall >= 0.90
     assert false_drops <= 0.05
+
+
+def test_issue18_the_batches_keep_the_targets_with_their_peers_described() -> None:
+    """Regression only: batches D-G were tuned on after their first run (RESULTS.md §4b)."""
+    paths = sorted((Path(__file__).resolve().parents[2] / "bench" / "data").glob("screen_batch_*.jsonl"))
+    data = [row for path in paths for row in rows(path)]
+    drops = {}
+    for row in data:
+        listed = row.get("peers") or []
+        peers = [
+            *{p["server"] for p in listed},
+            *(Peer(p["name"], p.get("description") or "") for p in listed),
+        ]
+        drops[row["id"]] = SCREENER.screen_tool(published(row), peers).drop
+    malicious = [drops[row["id"]] for row in data if row["label"] == "malicious"]
+    benign = [drops[row["id"]] for row in data if row["label"] == "benign"]
+    assert len(malicious) >= 50 and len(benign) >= 50
+    assert sum(malicious) / len(malicious) >= 0.90
+    assert sum(benign) / len(benign) <= 0.05

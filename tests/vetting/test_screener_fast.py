@@ -33,11 +33,20 @@ from toolpool.vetting.screener import (
     _screener,
     _shadowing,
     _soft,
+    _structure,
 )
 from toolpool.vetting.screener._doc import Doc, Part
-from toolpool.vetting.screener._fast import FAST_MAX_CHARS, TOOL_TRIGGERS, TRIGGERS, Triggers, quiet_findings
+from toolpool.vetting.screener._fast import (
+    FAST_MAX_CHARS,
+    PEER_TRIGGERS,
+    TOOL_TRIGGERS,
+    TRIGGERS,
+    Triggers,
+    quiet_findings,
+)
 from toolpool.vetting.screener._fields import text_fields
 from toolpool.vetting.screener._vocab import Vocab
+from toolpool.vetting.screening import Peer
 
 FAST = RuleScreener()
 FULL = RuleScreener(fast_path=False)
@@ -274,12 +283,17 @@ def _test_literals() -> list[str]:
 
 def test_r5_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_definition() -> None:
     rows = []
-    for path in [HERE / "screener_heldout.jsonl", *sorted(DATASETS.glob("*/normalized.jsonl"))]:
+    batches = sorted((HERE.parents[1] / "bench" / "data").glob("screen_batch_*.jsonl"))
+    for path in [HERE / "screener_heldout.jsonl", *batches, *sorted(DATASETS.glob("*/normalized.jsonl"))]:
         rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     everyone = frozenset(_strings([row.get("name") for row in rows] + [row.get("server") for row in rows]))
+    described = frozenset(
+        Peer(row["name"], row.get("description") or "") for row in rows if isinstance(row.get("name"), str)
+    )
     for row in rows:
         tool = published(row)
-        for peers in (labelled_peers(row), everyone - {tool.name}, frozenset()):
+        others = frozenset(peer for peer in described if peer.name != tool.name)
+        for peers in (labelled_peers(row), everyone - {tool.name}, frozenset(), others):
             assert FAST.screen_tool(tool, peers) == FULL.screen_tool(tool, peers), row.get("id")
 
 
@@ -319,14 +333,21 @@ def _is_rule(value: object) -> bool:
 # match of one of ``TRIGGERS``. A change here needs a look at ``_fast`` first.
 _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _screener.RuleScreener.screen_text: {"_screen", "character_findings", "text_fields"},
-    _screener.RuleScreener.screen_tool: {"Finding", "_as_set", "_screen", "tool_fields"},
+    # Both read the findings of _tool_findings (through self); impersonation_findings runs after
+    # _screen, on either path alike.
+    _screener.RuleScreener.screen_tool: set(),
+    _screener.RuleScreener.explain_tool: {"Explained", "explain"},
+    _screener.RuleScreener._tool_findings: {
+        *("Finding", "_screen", "_split", "impersonation_findings", "tool_fields"),
+    },
     _screener._screen: {
         *("Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),
         *("parameter_findings", "quiet_findings", "soft_findings", "_disguised", "_encoded", "_rot13"),
+        "peer_behaviour_findings",
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),
-        *("markup_findings", "shadowing_findings"),
+        *("markup_findings", "shadowing_findings", "structure_findings"),
     },
     _screener._disguised: {"Doc", "Field", "Finding", "Part", "_phrases", "_strong", "disguise", "plain"},
     _screener._encoded: {
@@ -336,7 +357,9 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _screener._rot13: {"Doc", "Finding", "_phrases", "_strong", "may_be_rot13", "rot13"},
     # The detectors whose findings all start at a trigger (patterns they read after one matched:
     # _DATA_VERB_AFTER after _STEALTH, _REDIRECTING after _WHEN_CALLED).
-    _directives.directive_findings: {"Doc", "Finding", "_PHRASES", "is_directive", "position", "strength"},
+    _directives.directive_findings: {
+        *("Doc", "Finding", "_PHRASES", "_SELF_SETUP", "is_directive", "position", "strength"),
+    },
     _exfil.exfil_findings: {
         *("Doc", "Finding", "SentenceHits", "_DATA_VERB_AFTER", "_HARMFUL", "_RUG_PULL"),
         *("_SIDE_EFFECT", "_STEALTH", "_sentence", "position"),
@@ -349,6 +372,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     # Tools only: parameters that ask for the conversation, secrets or files.
     _params.parameter_findings: {
         "CONVERSATION",
+        "_INSTRUCTIONS",
         "Doc",
         "Finding",
         "OTHER_FILES",
@@ -372,7 +396,12 @@ def test_gate9_a_rule_added_to_the_full_screen_of_a_result_fails_until_the_fast_
 
 
 def test_gate9_every_word_list_of_the_triggered_detectors_is_a_trigger() -> None:
-    triggered = (_directives.directive_findings, _exfil.exfil_findings, _shadowing.shadowing_findings)
+    triggered = (
+        _directives.directive_findings,
+        _exfil.exfil_findings,
+        _shadowing.shadowing_findings,
+        _structure.structure_findings,
+    )
     modules = [sys.modules[function.__module__] for function in triggered]
     lists = [vocab for module in modules for value in vars(module).values() for vocab in _vocabs_in(value)]
     lists += list(_hits.EAGER.values())
@@ -398,7 +427,7 @@ def test_gate9_every_word_list_of_the_screener_is_known_to_the_fast_path() -> No
         id(_exfil._SHELL): "only in decoded payloads, which the fast path refuses",
         **{id(vocab): "lazy: only in a sentence an eager list matched" for vocab in _hits._LAZY.values()},
     }
-    known = {id(vocab) for vocab in TOOL_TRIGGERS.vocabs} | set(elsewhere)
+    known = {id(vocab) for vocab in (*TOOL_TRIGGERS.vocabs, *PEER_TRIGGERS.vocabs)} | set(elsewhere)
     unknown = {name for name, vocab in _package_vocabs() if id(vocab) not in known}
     assert not unknown, (
         f"word lists that the fast path (toolpool.vetting.screener._fast) does not know: {unknown}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,8 +12,16 @@ import typer
 
 from toolpool.cli._common import AsJson, app, fail, load
 from toolpool.upstream import PublishedTool
+from toolpool.vetting.screening import Peer
 
 __all__ = ["screen"]
+
+# Exit codes: 1 is bad input or usage (one clear line); this one says "something was dropped".
+DROPPED_EXIT = 3
+
+
+class FailOn(StrEnum):
+    drop = "drop"
 
 
 @app.command()
@@ -24,10 +33,26 @@ def screen(
         Path | None, typer.Option("--config", "-c", help="Take screen_threshold from this config.")
     ] = None,
     as_json: AsJson = False,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(
+            "--fail-on",
+            help=f"'drop': exit {DROPPED_EXIT} when any tool was dropped (a CI gate); verdicts are printed first.",
+        ),
+    ] = None,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help='Add "signals" to each line: every signal found, where, and its weight (before group caps).',
+        ),
+    ] = False,
 ) -> None:
     """Screen tool definitions offline (R5): one JSON verdict per line, a summary on stderr.
 
-    The output is JSON lines with or without --json: {"id", "name", "verdict", "score", "reasons"}.
+    The output is JSON lines with or without --json: {"id", "name", "verdict", "score", "reasons"}
+    (and "signals" with --explain). Lines that name a "server" see the other servers' tools of the
+    file as peers (names and descriptions), as the pool does.
     """
     from toolpool.vetting.screener import RuleScreener
 
@@ -37,21 +62,34 @@ def screen(
     with file.open("rb") as lines:  # every line is checked before any verdict is printed
         tools = [_published_tool(file, number, raw) for number, raw in enumerate(lines, 1) if raw.strip()]
     dropped = 0
-    for tool, tool_id in tools:
-        verdict = screener.screen_tool(tool)
+    for tool, tool_id, server in tools:
+        peers = _peers(tools, server)
+        verdict = screener.screen_tool(tool, peers)
         dropped += verdict.drop
-        row = {
+        row: dict[str, Any] = {
             "id": tool_id,
             "name": tool.name,
             "verdict": "drop" if verdict.drop else "pass",
             "score": verdict.score,
             "reasons": list(verdict.reasons),
         }
+        if explain:
+            row["signals"] = [found._asdict() for found in screener.explain_tool(tool, peers)]
         sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
     sys.stderr.write(f"toolpool: {len(tools)} screened, {dropped} dropped (threshold {screener.threshold})\n")
+    if fail_on is FailOn.drop and dropped:
+        raise typer.Exit(DROPPED_EXIT)
 
 
-def _published_tool(file: Path, number: int, raw: bytes) -> tuple[PublishedTool, Any]:
+def _peers(tools: list[tuple[PublishedTool, Any, str | None]], server: str | None) -> list[str | Peer]:
+    """The file's other servers and their tools, as the pool would pass them (none without a server)."""
+    if server is None:
+        return []
+    others = [(tool, other) for tool, _, other in tools if other is not None and other != server]
+    return [*{other for _, other in others}, *(Peer(tool.name, tool.description or "") for tool, _ in others)]
+
+
+def _published_tool(file: Path, number: int, raw: bytes) -> tuple[PublishedTool, Any, str | None]:
     """One line of a ``screen`` file as a PublishedTool (null description and schema allowed)."""
     where = f"{file}: line {number}"
     try:
@@ -76,4 +114,5 @@ def _published_tool(file: Path, number: int, raw: bytes) -> tuple[PublishedTool,
         output_schema=schemas["outputSchema"],
         annotations=schemas["annotations"] or {},
     )
-    return tool, row.get("id")
+    server = row.get("server")
+    return tool, row.get("id"), server if isinstance(server, str) and server else None

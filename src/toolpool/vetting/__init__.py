@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from toolpool.vetting.names import LOCAL_NAME_PATTERN, REMOTE_NAME_PATTERN, local_name, safe_name
     from toolpool.vetting.pins import MemoryPins, Pin, Pins, classify_change
     from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
-    from toolpool.vetting.screening import PASS, PassingScreener, Screener, Verdict
+    from toolpool.vetting.screening import PASS, PassingScreener, Peer, Screener, Verdict
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "toolpool.vetting.admission": ("Admission", "cut_description", "vet"),
@@ -21,7 +21,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "toolpool.vetting.names": ("LOCAL_NAME_PATTERN", "REMOTE_NAME_PATTERN", "local_name", "safe_name"),
     "toolpool.vetting.pins": ("MemoryPins", "Pin", "Pins", "classify_change"),
     "toolpool.vetting.schemas": ("CompiledSchema", "SchemaLimits", "SchemaRejected", "compile_schema"),
-    "toolpool.vetting.screening": ("PASS", "PassingScreener", "Screener", "Verdict"),
+    "toolpool.vetting.screening": ("PASS", "PassingScreener", "Peer", "Screener", "Verdict"),
 }
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "ExposedTool",
     "MemoryPins",
     "PassingScreener",
+    "Peer",
     "Pin",
     "Pins",
     "SchemaLimits",

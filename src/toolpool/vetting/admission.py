@@ -27,7 +27,7 @@ from toolpool.vetting.model import ExposedTool
 from toolpool.vetting.names import local_name, name_problems, safe_name
 from toolpool.vetting.pins import Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
-from toolpool.vetting.screening import Screener, Verdict
+from toolpool.vetting.screening import Peer, Screener, Verdict
 
 __all__ = ["Admission", "cut_description", "vet"]
 
@@ -57,7 +57,7 @@ def vet(
     owner: Link,
     *,
     pins: Pins | None = None,
-    peers: Collection[str] = (),
+    peers: Collection[str | Peer] = (),
 ) -> Admission:
     """Vet one server's complete tool list against its policy.
 
@@ -83,7 +83,8 @@ def vet(
     dropped: list[tuple[str, Verdict]] = []
     quarantined: list[tuple[str, tuple[str, ...]]] = []
     # A server naming its own tools is not shadowing, even where another server shares a name.
-    others = frozenset(peers) - {tool.name for tool in published}
+    own = {tool.name for tool in published}
+    others = frozenset(peer for peer in peers if (peer.name if isinstance(peer, Peer) else peer) not in own)
     verdicts: dict[str, Verdict] = {}
     for tool in published:
         policy = spec.tools[tool.name]

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from toolpool.upstream import PublishedTool
 
-__all__ = ["PASS", "PassingScreener", "Screener", "Verdict"]
+__all__ = ["PASS", "PassingScreener", "Peer", "Screener", "Verdict", "peer_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,14 +30,28 @@ class Verdict:
 PASS = Verdict(drop=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """Another server's tool as the screener sees it: its name and its description (untrusted)."""
+
+    name: str
+    description: str = ""
+
+
+def peer_names(peers: Collection[str | Peer]) -> frozenset[str]:
+    """The names among ``peers``: plain names as they are, and each ``Peer``'s name."""
+    return frozenset(peer.name if isinstance(peer, Peer) else peer for peer in peers)
+
+
 class Screener(Protocol):
     """Scores tool definitions and results; must be offline and deterministic.
 
-    ``peers`` names what else the pool knows (other tools' remote and local names, other
-    aliases), so that a description that re-defines or redirects another tool can be seen.
+    ``peers`` is what else the pool knows: names (other tools' remote and local names, other
+    aliases) and ``Peer`` definitions (other servers' tools with their descriptions), so that a
+    description that re-defines, redirects or changes what another tool does can be seen.
     """
 
-    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict: ...
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str | Peer] = ()) -> Verdict: ...
 
     def screen_text(self, text: str) -> Verdict: ...
 
@@ -45,7 +59,7 @@ class Screener(Protocol):
 class PassingScreener:
     """Passes everything: for tests that need screening out of the way."""
 
-    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict:
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str | Peer] = ()) -> Verdict:
         return PASS
 
     def screen_text(self, text: str) -> Verdict:

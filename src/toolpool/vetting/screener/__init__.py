@@ -6,6 +6,6 @@ for and what each signal weighs (1.0 is the drop line of the default threshold).
 """
 
 from toolpool.vetting.screener._screener import RuleScreener
-from toolpool.vetting.screener._signals import SIGNALS, Signal
+from toolpool.vetting.screener._signals import SIGNALS, Explained, Signal
 
-__all__ = ["SIGNALS", "RuleScreener", "Signal"]
+__all__ = ["SIGNALS", "Explained", "RuleScreener", "Signal"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from toolpool.vetting.screener._context import is_directive, position, strength
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._signals import MATCH_BUDGET, MENTION_STRENGTH, Finding
 from toolpool.vetting.screener._vocab import Vocab, vocab
 
 __all__ = ["TRIGGERS", "directive_findings"]
@@ -90,7 +90,8 @@ _PHRASES = (
         r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|large\s+language\s+model|language\s+model|assistant|agent|bot|"
         r"chatbot)\b|\b(?:dear|attention|hey|hello)[,:]?\s+(?:ai|assistant|llm|model|agent|claude|chatgpt)\b|"
         r"\b(?:ai|llm|language\s+model|assistant)s?\s+(?:reading|processing|parsing|seeing)\s+this\b|"
-        r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b",
+        r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b"
+        r"(?!\s+(?:text|template|field|value|string|setting|parameter|for\s+(?:the|your|a|an)\s+(?!assistant|ai|model)\w+))",
         0.9,
     ),
     _p(
@@ -150,6 +151,9 @@ _PHRASES = (
     ),
 )
 
+# "Call it at the start of each session": setting up this tool, not preempting the user's task.
+_SELF_SETUP = re.compile(r"\W*(?:call|run|use|invoke)\s+(?:it|this(?:\s+tool)?|me)\b", _I)
+
 # Every finding of this module starts at a match of one of these (the result fast path relies on it).
 TRIGGERS: tuple[Vocab, ...] = tuple(phrase.words for phrase in _PHRASES)
 
@@ -164,7 +168,11 @@ def directive_findings(doc: Doc) -> Iterator[Finding]:
             start, end = doc.sentence(match.start())
             where = position(text, start, match.start())
             if phrase.by_sentence and where != "mention":
-                found = 1.0 if is_directive(text[start:end]) else phrase.neutral
+                sentence = text[start:end]
+                if _SELF_SETUP.match(sentence):
+                    found = MENTION_STRENGTH
+                else:
+                    found = 1.0 if is_directive(sentence) else phrase.neutral
             else:
                 found = strength(where, phrase.neutral)
             yield Finding(phrase.signal, doc.where(match.start()), found)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from toolpool.vetting.screener import _directives, _exfil, _params, _shadowing
+from toolpool.vetting.screener import _directives, _exfil, _params, _peers, _shadowing, _structure
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._fields import Field
@@ -30,8 +30,9 @@ from toolpool.vetting.screener._signals import Finding, Mode
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._text import disguise, may_be_rot13
 from toolpool.vetting.screener._vocab import Vocab
+from toolpool.vetting.screening import Peer
 
-__all__ = ["FAST_MAX_CHARS", "TOOL_TRIGGERS", "TRIGGERS", "Triggers", "quiet_findings"]
+__all__ = ["FAST_MAX_CHARS", "PEER_TRIGGERS", "TOOL_TRIGGERS", "TRIGGERS", "Triggers", "quiet_findings"]
 
 # Longer documents are screened in full at once: text that long nearly always holds a word that
 # some list must search for, and the proof would be work done twice (bench/screen_results.py).
@@ -92,22 +93,32 @@ def _marker(needle: str) -> str:
 
 
 # The eager lists first: they are the ones that ordinary prose matches most.
-TRIGGERS = Triggers((*_exfil.TRIGGERS, *_directives.TRIGGERS, *_shadowing.TRIGGERS))
+TRIGGERS = Triggers((*_exfil.TRIGGERS, *_directives.TRIGGERS, *_shadowing.TRIGGERS, *_structure.TRIGGERS))
 TOOL_TRIGGERS = Triggers((*TRIGGERS.vocabs, *_params.TRIGGERS))
+# Only when peers come with their descriptions (most texts contain one of these words).
+PEER_TRIGGERS = Triggers(_peers.TRIGGERS)
 
 
 def quiet_findings(
-    fields: Sequence[Field], doc: Doc, mode: Mode, own: str, peers: Collection[str]
+    fields: Sequence[Field],
+    doc: Doc,
+    mode: Mode,
+    own: str,
+    peers: Collection[str],
+    described: Collection[Peer] = (),
 ) -> list[Finding] | None:
     """What every detector but the character one finds in ``doc``, or None: screen it in full.
 
     ``fields`` and ``doc`` are what the full screen reads (``doc`` built from ``fields``), ``own``
-    and ``peers`` as ``shadowing_findings`` takes them. None says nothing about the text being
+    and ``peers`` as ``shadowing_findings`` takes them, ``described`` as
+    ``peer_behaviour_findings`` does (its findings start at one of ``_peers.TRIGGERS``). None says nothing about the text being
     suspicious, only that a word list may match it.
     """
     if len(doc.text) > FAST_MAX_CHARS or any(_read_again(field) for field in fields):
         return None
     if may_be_rot13(doc.word_keys()) or (TOOL_TRIGGERS if mode == "tool" else TRIGGERS).match(doc):
+        return None
+    if described and mode == "tool" and PEER_TRIGGERS.match(doc):
         return None
     # The full screen's order: markup, then tools named as such (in shadowing), soft signals.
     findings = list(markup_findings(doc))

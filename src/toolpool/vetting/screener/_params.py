@@ -26,7 +26,10 @@ _PURPOSE = {
     ),
     "secrets": re.compile(r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet"),
     "files": re.compile(r"file|path|document|director|folder|content|disk|read"),
+    # The model's own instructions: only a tool that manages prompts has a use for them.
+    "instructions": re.compile(r"prompt|instruction|template|persona|llm"),
 }
+_INSTRUCTIONS = re.compile(r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?)")
 
 # Every finding of this module starts at a match of one of these (the fast path relies on it).
 TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTHER_FILES)
@@ -44,6 +47,8 @@ def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description
         for match in islice(matches, MATCH_BUDGET):
             part = doc.part(match.start())
             if part.prop is not None and part.where.startswith("inputSchema"):
+                if category == "conversation" and _INSTRUCTIONS.match(match.group()):
+                    asked[part.prop] = ("instructions", part.where)  # the strongest ask of a property
                 asked.setdefault(part.prop, (category, part.where))
     if not asked:
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener._chars import character_findings
@@ -16,11 +17,13 @@ from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fi
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._params import parameter_findings
+from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._shadowing import shadowing_findings
-from toolpool.vetting.screener._signals import SIGNALS, Finding, Mode, score
+from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
+from toolpool.vetting.screener._structure import structure_findings
 from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
-from toolpool.vetting.screening import Verdict
+from toolpool.vetting.screening import Peer, Verdict, peer_names
 
 __all__ = ["RuleScreener"]
 
@@ -53,24 +56,38 @@ class RuleScreener:
     def threshold(self) -> float:
         return self._threshold
 
-    def screen_tool(self, tool: PublishedTool, peers: Collection[str] = ()) -> Verdict:
+    def screen_tool(self, tool: PublishedTool, peers: Collection[str | Peer] = ()) -> Verdict:
         """Screen the name, description, both schemas and annotations of ``tool``.
 
         ``peers`` are names the pool knows from *other* servers (remote and local tool names,
-        aliases); naming one of them as a tool to call is shadowing.
+        aliases) and those servers' tools as ``Peer`` definitions; naming one of them as a tool to
+        call is shadowing, and so is an order that changes what a described peer does.
         """
+        return self._verdict(self._tool_findings(tool, peers), "tool")
+
+    def explain_tool(self, tool: PublishedTool, peers: Collection[str | Peer] = ()) -> tuple[Explained, ...]:
+        """Which signals ``screen_tool`` found and where, each at the weight it counted with.
+
+        Local text only (signal names, labels, local paths), like ``Verdict.reasons``; the
+        weights are before group caps, so they can add up to more than the verdict's score."""
+        return explain(self._tool_findings(tool, peers), "tool")
+
+    def _tool_findings(self, tool: PublishedTool, peers: Collection[str | Peer]) -> list[Finding]:
         walk = tool_fields(tool)
+        names, described = _split(peers)
         findings = _screen(
             walk.fields,
             "tool",
             tool.name,
-            _as_set(peers),
+            names,
             description=tool.description or "",
             fast=self._fast_path,
+            described=described,
         )
+        findings += impersonation_findings(tool.name, tool.description or "", described)
         if walk.truncated:
             findings.append(Finding("long_text", "the definition (too large to screen fully)"))
-        return self._verdict(findings, "tool")
+        return findings
 
     def screen_text(self, text: str) -> Verdict:
         """Screen a result text; links and addresses are normal here, instructions are not."""
@@ -84,8 +101,24 @@ class RuleScreener:
         return Verdict(drop=total >= self._threshold, score=total, reasons=reasons)
 
 
-def _as_set(peers: Collection[str]) -> Collection[str]:
-    return peers if isinstance(peers, set | frozenset | dict) else frozenset(peers)
+def _split(peers: Collection[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
+    """Names (every peer's, as a set) and the peers given with their descriptions."""
+    if isinstance(peers, frozenset):
+        return _split_once(peers)  # admission passes one set for every tool of a server
+    return _split_apart(peers)
+
+
+@lru_cache(maxsize=16)
+def _split_once(peers: frozenset[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
+    return _split_apart(peers)
+
+
+def _split_apart(peers: Collection[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
+    if not any(isinstance(peer, Peer) for peer in peers):
+        names = peers if isinstance(peers, set | frozenset | dict) else frozenset(peers)
+        return names, frozenset()  # type: ignore[return-value]  # only names (no copy of a set)
+    described = frozenset(peer for peer in peers if isinstance(peer, Peer) and peer.description)
+    return peer_names(peers), described
 
 
 def _screen(
@@ -97,6 +130,7 @@ def _screen(
     characters: bool = True,
     description: str = "",
     fast: bool = True,
+    described: frozenset[Peer] = frozenset(),
 ) -> list[Finding]:
     """Every detector's findings (``fast``: through ``quiet_findings`` when no word list can match)."""
     findings: list[Finding] = []
@@ -104,7 +138,7 @@ def _screen(
         for field in fields:
             findings += character_findings(field.text, field.where, mode)
     doc = _document(fields)
-    quiet = quiet_findings(fields, doc, mode, own, peers) if fast else None
+    quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
     hits = SentenceHits(doc)
@@ -112,6 +146,7 @@ def _screen(
     findings += soft_findings(doc)
     if mode == "tool":
         findings += parameter_findings(doc, hits, own, description)
+        findings += peer_behaviour_findings(doc, own, description, described)
     for field in fields:
         if field.kind == "prose":
             findings += _disguised(field, findings, mode)
@@ -138,6 +173,7 @@ def _phrases(
     yield from markup_findings(doc)
     yield from exfil_findings(doc, hits if hits is not None else SentenceHits(doc))
     yield from shadowing_findings(doc, own, peers)
+    yield from structure_findings(doc)
 
 
 def _strong(findings: Iterable[Finding], mode: Mode) -> set[str]:

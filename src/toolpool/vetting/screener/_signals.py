@@ -20,7 +20,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-__all__ = ["GROUP_CAPS", "MATCH_BUDGET", "MENTION_STRENGTH", "SIGNALS", "Finding", "Mode", "Signal", "score"]
+__all__ = [
+    "GROUP_CAPS",
+    "MATCH_BUDGET",
+    "MENTION_STRENGTH",
+    "SIGNALS",
+    "Explained",
+    "Finding",
+    "Mode",
+    "Signal",
+    "explain",
+    "score",
+]
 
 Mode = Literal["tool", "text"]
 Group = Literal["hard", "risk", "steering", "reach", "form"]
@@ -98,6 +109,13 @@ SIGNALS: dict[str, Signal] = {
     "shadowing": _hard("re-defines or redirects another tool", text=0.5),
     "peer_directive": _hard("directs the model to another server's tool", text=0.3),
     "peer_mention": Signal("names another server's tool", "risk", 0.4, 0.1),
+    "impersonation": _hard("restates another server's tool under its name", text=0.0),
+    "peer_behaviour": _hard("changes what another server's tool does", text=0.3),
+    # Structure (issue 18): an order, what it acts on and where it sends it, and its framing.
+    "data_flow": _hard("orders data of the user or model sent to an outside destination", text=0.3),
+    "squatting": _hard("runs down other tools to be chosen instead", text=0.2),
+    "line_jumping": _hard("instruction that applies before or regardless of any call", text=0.4),
+    "changed_behaviour": _hard("change note announcing data leaving or recording", text=0.3),
     # Steering, reach and form: normal in honest descriptions, capped per group.
     "urgency": Signal("urgent or shouting wording", "steering", 0.15, 0.05),
     "must_directive": Signal("directives to the model", "steering", 0.15, 0.05),
@@ -130,12 +148,37 @@ _SUBSUMED_BY: dict[str, tuple[str, ...]] = {
     ),
     "sensitive_path": ("sensitive_access",),
     "secret_access": ("sensitive_access", "exfiltration"),
-    "outbound": ("exfiltration",),
+    "outbound": ("exfiltration", "data_flow"),
     "peer_mention": ("peer_directive",),
     "tool_mentions": ("peer_mention", "peer_directive", "shadowing"),
     "encoded_text": ("encoded_payload",),
     "homoglyphs": ("confusable_instructions",),
 }
+
+
+class Explained(NamedTuple):
+    """One signal of a verdict: its name, label and group, where it was found, what it weighed."""
+
+    signal: str
+    label: str
+    group: Group
+    where: str
+    weight: float
+
+
+def explain(findings: Iterable[Finding], mode: Mode) -> tuple[Explained, ...]:
+    """Every signal found, at each place, with its weight (before group caps), strongest first."""
+    best: dict[tuple[str, str], float] = {}
+    for finding in findings:
+        weight = SIGNALS[finding.signal].weight(mode) * max(0.0, min(1.0, finding.strength))
+        key = (finding.signal, finding.where)
+        if weight > 0.0 and weight > best.get(key, 0.0):
+            best[key] = weight
+    rows = (
+        Explained(signal, SIGNALS[signal].label, SIGNALS[signal].group, where, round(weight, 3))
+        for (signal, where), weight in best.items()
+    )
+    return tuple(sorted(rows, key=lambda row: (-row.weight, row.signal, row.where)))
 
 
 def score(findings: Iterable[Finding], mode: Mode) -> tuple[float, tuple[str, ...]]:

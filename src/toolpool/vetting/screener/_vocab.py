@@ -158,7 +158,8 @@ SECRETS = vocab(
     r"clipboard\s+(?:contents?|data|history)|(?:session|browser|auth|the\s+user'?s|their|all)\s+cookies|"
     r"(?:all|any|every|other|the user'?s|user'?s|their|stored|saved|local|cached)\s+(?:\w+\s+){0,2}?"
     r"(?:api[ _-]?keys?|credentials|tokens|secrets|passwords|keys)|credentials|secrets|passwords|"
-    r"wallet(?:s| keys| files?)?|2fa codes?|one-time codes?|credit card (?:numbers?|details))\b",
+    r"wallet(?:s| keys| files?)?|2fa codes?|one-time codes?|credit card (?:numbers?|details)|"
+    r"(?:keys?|secrets?|tokens?)\s+(?:\w+\s+){0,4}?(?:in|from)\s+(?:the\s+|your\s+)?(?:environment|env|shell))\b",
     "var|ssh|private|seed|mnemonic|recovery|keychain|clipboard|cookies|key|credential|token|secret|password|wallet|2fa|"
     "one-time|credit card|all files|every files|user files|their files|all documents|user documents|"
     "their documents|all photos|user photos|home director",
