@@ -155,3 +155,32 @@ async def test_a_session_without_a_scope_needs_no_redis_for_its_writes(tmp_path:
                 # pool.call's default session is this process's own: nothing to share
                 write = await pool.call(pool.snapshot(), NOTE, {"text": "my own words"}, ticket=TICKET)
     assert write.ok
+
+
+async def test_deployments_on_two_databases_of_one_redis_do_not_share_breakers(
+    tmp_path: Path, redis_url: str
+) -> None:
+    # Redis channels ignore databases: an opening must still stay in its own deployment.
+    other_url = redis_url.rsplit("/", 1)[0] + "/13"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    async with (
+        Pool(_config(tmp_path / "a", redis_url), store=False) as first,
+        Pool(_config(tmp_path / "b", other_url), store=False) as elsewhere,
+        Pool(_config(tmp_path / "a", redis_url), store=False) as same,
+    ):
+        with anyio.fail_after(TIMEOUT):
+            # both listen before the opening is announced: a shared channel would reach both
+            while not (_listening(same) and _listening(elsewhere)):  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+            await first.connect("demo_faulty")
+            for _ in range(2):
+                await first.call(first.snapshot(), FAIL, {}, ticket=TICKET)
+            while same.circuit("demo_faulty") is not BreakerState.OPEN:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+            assert elsewhere.circuit("demo_faulty") is BreakerState.CLOSED
+
+
+def _listening(pool: Pool) -> bool:
+    shared = pool._parts.shared if pool._parts is not None else None
+    return shared is not None and shared.listening

@@ -13,7 +13,8 @@ live in Redis (``_limits_redis``); this module shares the rest of what a call de
   (``shared_state_unavailable``): another replica may have seen text this one never heard
   of, and gate 6 fails closed. Reads are not affected.
 - **Circuit breakers** (gate 7). A replica whose breaker opens sets
-  ``toolpool:breaker:<alias>`` for the cooldown and publishes it; every replica subscribes and
+  ``toolpool:breaker:<alias>`` for the cooldown and publishes it (on a channel named after the
+  database: channels are not per database); every replica subscribes and
   opens its own breaker for what is left of the cooldown, so a failing server is paused
   everywhere at once. Failures are counted per replica; after the cooldown each replica lets
   its own probe through. A subscriber that (re)connects reads the keys first, so an opening
@@ -44,7 +45,9 @@ from toolpool.calls._taint import TaintDelta, TaintLedger
 __all__ = ["BREAKER_CHANNEL", "TAINT_MAX_DELTAS", "TAINT_TTL_S", "SharedState"]
 
 _PREFIX = "toolpool:"
-BREAKER_CHANNEL = f"{_PREFIX}breakers"
+# Channels are one namespace for the whole Redis server, databases or not: the channel names
+# the database, so that deployments on two databases of one server never hear each other.
+BREAKER_CHANNEL = f"{_PREFIX}breakers:{{database}}"
 # A scope's taint outlives its last result by this long: as long as an idle HTTP client is kept.
 TAINT_TTL_S = 30 * 60
 # Entries kept per scope (one per result that added anything): the oldest are forgotten
@@ -88,6 +91,9 @@ class SharedState:
     ) -> None:
         self._url = url
         self._redis = _client(url)
+        self._channel = BREAKER_CHANNEL.format(
+            database=self._redis.connection_pool.connection_kwargs.get("db", 0)
+        )
         self._emit = emit
         self._monotonic = monotonic
         self._down = False
@@ -144,7 +150,7 @@ class SharedState:
         async def announce() -> Any:
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.set(key, message, px=milliseconds)
-                pipe.publish(BREAKER_CHANNEL, message)
+                pipe.publish(self._channel, message)
                 return await pipe.execute()
 
         with anyio.CancelScope(shield=True), anyio.move_on_after(_WRITE_S):
@@ -171,7 +177,7 @@ class SharedState:
         try:
             async with listener.pubsub() as pubsub:
                 with anyio.fail_after(_WRITE_S):
-                    await pubsub.subscribe(BREAKER_CHANNEL)
+                    await pubsub.subscribe(self._channel)
                     await self._current_openings(breakers)
                 self._listening = True
                 async for message in pubsub.listen():
