@@ -10,6 +10,7 @@ async with Pool(config) as pool:
                           ticket=Ticket.allow("demo.*"))
 """
 
+from toolpool._version import __version__ as __version__
 from toolpool.calls import BreakerState, Envelope, ResultBlob, Session
 from toolpool.config import (
     Config,

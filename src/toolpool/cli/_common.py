@@ -49,7 +49,7 @@ app = typer.Typer(
     help="toolpool: a guarded, dynamic pool of MCP tools. Only servers named in a trusted local "
     "config connect, only tools its policy names are exposed, and every call is checked again.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 out = Console()
