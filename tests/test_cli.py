@@ -114,6 +114,7 @@ def test_a_missing_config_says_how_to_point_at_one(tmp_path: Path) -> None:
     result = toolpool("tools", cwd=tmp_path)
     assert result.returncode == 1
     assert "pass --config PATH" in result.stderr
+    assert "`toolpool init` writes one here" in result.stderr
 
 
 def test_the_example_config_is_the_demo_config_that_ships_in_the_package() -> None:

@@ -105,7 +105,7 @@ def actor() -> str:
 
 def load(path: Path) -> Config:
     if not path.exists():
-        fail(f"{path}: no such config file (pass --config PATH)")
+        fail(f"{path}: no such config file (pass --config PATH, or `toolpool init` writes one here)")
     return load_config(path)
 
 
