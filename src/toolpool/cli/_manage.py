@@ -130,14 +130,30 @@ def approve_write(
     config: ConfigPath = DEFAULT_CONFIG,
     as_json: AsJson = False,
 ) -> None:
-    """Approve and enable a write tool, recording who approved it and why (R9)."""
-    _change(
-        config,
-        alias,
-        tool,
-        as_json,
-        lambda store: store.tools.approve_write(alias, tool, by, reason, actor()),
-    )
+    """Approve and enable a write tool, recording who approved it and why (R9). The tool must
+    write and have been imported: what is approved is a definition someone has seen."""
+
+    def approve(store: Store) -> None:
+        refusal = _approval_refusal(load(config), store, alias, tool)
+        if refusal is not None:
+            store.audit.audit(actor(), "tool.approve_write_refused", f"{alias}/{tool}", {"reason": refusal})
+            fail(refusal)
+        store.tools.approve_write(alias, tool, by, reason, actor())
+
+    _change(config, alias, tool, as_json, approve)
+
+
+def _approval_refusal(config: Config, store: Store, alias: str, tool: str) -> str | None:
+    policy = config.servers[alias].tools[tool]
+    if not policy.forbidden and policy.effect == "read":
+        return (
+            f'{alias}/{tool} reads (effect = "read"): it needs no write approval; '
+            f"`toolpool enable {alias} {tool}` turns it on"
+        )
+    state = next((s for s in store.tools.tool_states(alias) if s.name == tool), None)
+    if not policy.forbidden and (state is None or state.current_hash is None):
+        return f"{alias}/{tool} was never imported: `toolpool import {alias}` first, so the approval is of a definition you have seen"
+    return None
 
 
 def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Callable[[Store], None]) -> None:
@@ -171,7 +187,7 @@ def _tool_row(config: Config, alias: str, name: str, state: ToolState | None) ->
         "tool": name,
         "local_name": f"mcp__{alias}__{name}",
         "action": policy.action if policy.action is not False else None,
-        "effect": policy.effect,
+        "effect": "forbidden" if policy.forbidden else policy.effect,
         "state": status,
         "verdict": None if state is None else state.verdict,
         "reasons": [] if state is None else list(state.reasons),

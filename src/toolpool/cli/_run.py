@@ -24,8 +24,10 @@ from toolpool.cli._common import (
     secret_key,
     telemetry_for,
 )
-from toolpool.errors import APPROVAL_PENDING, ConnectionRefused
+from toolpool.config import Config
+from toolpool.errors import APPROVAL_PENDING, TOOL_DISABLED, ConnectionRefused
 from toolpool.pool import Pool
+from toolpool.store import Store
 
 __all__ = ["call", "demo"]
 
@@ -123,9 +125,7 @@ def call(
             snapshot = session.snapshot()
             name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), None)
             if name is None and pool.store is not None and not pool.store.tools.is_enabled(alias, tool):
-                fail(
-                    f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)"
-                )
+                _refuse_unexposed(pool.store, loaded, session.id, alias, tool)
             return session.id, await session.call(snapshot, name or tool, arguments)
 
     try:
@@ -148,9 +148,26 @@ def call(
         )
     else:
         out.print(
-            envelope.text if envelope.ok else f"[red]{envelope.code}[/]: {envelope.text}", highlight=False
+            envelope.text if envelope.ok else f"[red]{envelope.code}[/]: {envelope.text}",
+            highlight=False,
+            soft_wrap=True,
         )
     if envelope.code == APPROVAL_PENDING and not as_json:
         err.print(f"retry after approval with: --session {session_id}", highlight=False)
     if not envelope.ok:
         raise typer.Exit(1)
+
+
+def _refuse_unexposed(store: Store, config: Config, session_id: str, alias: str, tool: str) -> None:
+    """A tool that is not enabled is in no snapshot: refuse its call here, audited as every
+    call is (gate 3's code), with one line saying why and what would change it."""
+    policy = config.servers[alias].tools.get(tool)
+    forbidden = policy is None or policy.forbidden
+    reason = "forbidden" if forbidden else "disabled"
+    detail = {"code": TOOL_DISABLED, "reason": reason, "session": session_id}
+    store.audit.audit(actor(), "call", f"{alias}/{tool}", detail)
+    if policy is None:
+        fail(f"{alias}/{tool} is not in the configuration: only tools its policy names can be called")
+    if forbidden:
+        fail(f"{alias}/{tool} is forbidden (action = false): it is never exposed, and cannot be enabled")
+    fail(f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)")
