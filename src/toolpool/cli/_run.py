@@ -6,6 +6,7 @@ import json
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
@@ -20,6 +21,7 @@ from toolpool.cli._common import (
     operator_ticket,
     out,
     print_json,
+    printable,
     run,
     secret_key,
     telemetry_for,
@@ -30,6 +32,8 @@ from toolpool.pool import Pool
 from toolpool.store import Store
 
 __all__ = ["call", "demo"]
+
+_AUDIT_SHOWN = 12  # the demo's tail of the audit trail; --json has every event
 
 
 @app.command()
@@ -43,6 +47,10 @@ def demo(as_json: AsJson = False) -> None:
         if not as_json:
             mark = "[green]✓[/]" if step.as_expected else f"[red]✗ expected {step.expected}[/]"
             out.print(f"    {mark} {step.title}: [bold]{step.code}[/]  {clip(step.text)}", highlight=False)
+            if step.why:
+                out.print(
+                    f"      [dim]why (the operator's view): {escape(printable(step.why))}[/]", highlight=False
+                )
 
     def show_entry(entry: Entry) -> None:
         if as_json:
@@ -63,7 +71,7 @@ def demo(as_json: AsJson = False) -> None:
             {
                 "ok": report.as_expected,
                 "steps": [
-                    {"step": s.title, "expected": s.expected, "code": s.code, "text": s.text}
+                    {"step": s.title, "expected": s.expected, "code": s.code, "text": s.text, "why": s.why}
                     for s in report.steps
                 ],
                 "answer": report.answer,
@@ -72,8 +80,11 @@ def demo(as_json: AsJson = False) -> None:
             }
         )
     else:
-        out.print(f"\n[bold]audit trail[/] ({len(report.audit)} events):", highlight=False)
-        for event in report.audit[-12:]:
+        shown = report.audit[-_AUDIT_SHOWN:]
+        out.print(
+            f"\n[bold]audit trail[/] (last {len(shown)} of {len(report.audit)} events):", highlight=False
+        )
+        for event in shown:
             out.print(
                 f"  #{event['id']:<3} {event['actor']:<10} {event['action']:<18} {clip(event['resource'], 50)}",
                 highlight=False,
