@@ -100,3 +100,15 @@ def test_secrets_delete_removes_a_secret_and_a_missing_one_is_one_line(tmp_path:
     assert json.loads(ok(toolpool(tmp_path, "secrets", "delete", "api_token", "--json")))["deleted"] is True
     assert json.loads(ok(toolpool(tmp_path, "secrets", "list", "--json"))) == []
     assert "there is no secret 'api_token'" in _one_line(toolpool(tmp_path, "secrets", "delete", "api_token"))
+
+
+def test_import_reports_its_progress_on_stderr_and_keeps_json_on_stdout_clean(tmp_path: Path) -> None:
+    ok(toolpool(tmp_path, "init"))
+    result = toolpool(tmp_path, "import", "demo_alpha", "--json")
+    assert sorted(row["tool"] for row in json.loads(ok(result))) == ["echo", "lookup", "process_info"]
+    progress = result.stderr.strip().splitlines()
+    assert (
+        progress[0]
+        == "toolpool: import demo_alpha: starting or reaching the server, listing and vetting its tools"
+    )
+    assert progress[1].startswith("toolpool: import demo_alpha: 3 tools listed, screened and stored (")

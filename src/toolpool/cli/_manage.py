@@ -6,6 +6,7 @@ write tool with who and why. Every change is audited and makes a new release (R1
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,10 +51,17 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
         fail(f"unknown alias {alias!r}: only servers named in the configuration can be imported")
 
     async def inspect_and_record() -> list[dict[str, Any]]:
+        # Progress goes to stderr, line by line (a spinner shows nothing in a log or a pipe);
+        # stdout keeps only the result, so --json stays parseable.
+        started = time.monotonic()
         with open_store(loaded) as store:
             async with Pool(loaded, store=store, secret_key=secret_key(loaded)) as pool:
-                with err.status(f"connecting {alias} and reading its tools", spinner="dots"):
-                    result = await import_alias(pool, store, alias, actor())
+                _progress(f"import {alias}: starting or reaching the server, listing and vetting its tools")
+                result = await import_alias(pool, store, alias, actor())
+                _progress(
+                    f"import {alias}: {len(result.tools)} tools listed, screened and stored "
+                    f"({time.monotonic() - started:.1f} s)"
+                )
             return _import_rows(loaded, alias, store, list(result.tools), set(result.changed))
 
     try:
@@ -75,6 +83,10 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
         "Imported tools start disabled: `toolpool enable ALIAS TOOL` (read tools) or "
         "`toolpool approve-write ALIAS TOOL --by NAME --reason TEXT` (write tools)."
     )
+
+
+def _progress(line: str) -> None:
+    err.print(f"toolpool: {line}", highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command()
