@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from tests.test_cli_management import ok, toolpool
+from toolpool.store._tables import ALEMBIC_VERSION_TABLE
 
 
 def _calls_audited(folder: Path) -> list[tuple[str, str, str]]:
@@ -112,3 +114,14 @@ def test_import_reports_its_progress_on_stderr_and_keeps_json_on_stdout_clean(tm
         == "toolpool: import demo_alpha: starting or reaching the server, listing and vetting its tools"
     )
     assert progress[1].startswith("toolpool: import demo_alpha: 3 tools listed, screened and stored (")
+
+
+def test_a_store_a_newer_toolpool_wrote_is_one_line_for_commands_with_and_without_a_pool(
+    tmp_path: Path,
+) -> None:
+    ok(toolpool(tmp_path, "init"))
+    with sqlite3.connect(tmp_path / "toolpool.db") as database:
+        database.execute(f"UPDATE {ALEMBIC_VERSION_TABLE} SET version_num = '0999'")  # noqa: S608 - our constant
+    for command in (("tools",), ("call", "demo_alpha", "lookup", "--args", '{"key": "k1"}')):
+        line = _one_line(toolpool(tmp_path, *command))
+        assert "the store's schema (revision 0999) cannot be upgraded by this toolpool" in line

@@ -41,6 +41,7 @@ __all__ = [
     "printable",
     "run",
     "secret_key",
+    "sole",
     "telemetry_for",
 ]
 
@@ -110,7 +111,20 @@ def load(path: Path) -> Config:
 
 
 def run(function: Callable[[], Awaitable[_T]]) -> _T:
-    return anyio.run(function)
+    """``anyio.run``; an error that task groups wrapped alone is raised as itself (so that a
+    ``ToolpoolError`` from inside a pool is still one line)."""
+    try:
+        return anyio.run(function)
+    except BaseExceptionGroup as group:
+        raise sole(group) from None
+
+
+def sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested single-member groups (one clear line for the user)."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def print_json(value: object) -> None:
