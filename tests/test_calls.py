@@ -323,6 +323,21 @@ async def test_gate4_a_resource_that_hostile_arguments_cannot_render_is_denied_n
     assert _calls_received(log) == []
 
 
+async def test_gate4_a_call_leaving_out_a_key_of_its_resource_is_invalid_arguments_naming_it(
+    tmp_path: Path,
+) -> None:
+    spec, log = _scripted(tmp_path)
+    config = write_config(tmp_path, scripted_server("store", spec, _scripted_tools()))
+    async with Pool(config) as pool:
+        with anyio.fail_after(TIMEOUT):
+            await pool.connect("store")
+            absent = await pool.call(pool.snapshot(), "mcp__store__get", {}, ticket=ANY)
+            null = await pool.call(pool.snapshot(), "mcp__store__get", {"key": None}, ticket=ANY)
+    assert (absent.code, null.code) == ("invalid_arguments", "invalid_arguments")
+    assert "'key' is required" in absent.text and "'key' is required" in null.text
+    assert _calls_received(log) == []
+
+
 async def test_a_successful_result_is_marked_untrusted_and_carries_structured_content(tmp_path: Path) -> None:
     output = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     definition = {**tool_def("count"), "outputSchema": output}

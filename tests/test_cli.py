@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,9 @@ def test_demo_tells_the_whole_story_and_every_step_behaves() -> None:
     assert steps["call alpha's lookup in the reply that connected it (gate 1)"]["code"] == "unknown_tool"
     assert steps["call alpha's lookup in the next request"]["text"].count("alpha:v1") == 1
     assert steps["the Subagent was shown no MCP or management tool (R16)"]["code"] == "no_tools"
+    mismatch = steps["connect demo_mismatch: exact-set rule (R2)"]
+    assert "R2: the server does not publish 1 tool ('delete_all')" in mismatch["why"]
+    assert "delete_all" not in mismatch["text"]  # the model is told it was refused, not the server's names
     requests = [entry for entry in report["transcript"] if entry["kind"] == "request"]
     lead = [entry for entry in requests if entry["agent"] == "lead"]
     assert "mcp__demo_alpha__lookup" not in lead[0]["tools"]
@@ -114,8 +118,21 @@ def test_a_missing_config_says_how_to_point_at_one(tmp_path: Path) -> None:
     result = toolpool("tools", cwd=tmp_path)
     assert result.returncode == 1
     assert "pass --config PATH" in result.stderr
+    assert "`toolpool init` writes one here" in result.stderr
 
 
 def test_the_example_config_is_the_demo_config_that_ships_in_the_package() -> None:
     packaged = Path(__file__).parents[1] / "src" / "toolpool" / "demo" / "toolpool.toml"
     assert EXAMPLE.read_text() == packaged.read_text()
+
+
+def test_the_demo_names_a_refused_connections_failed_rules_and_counts_the_audit_tail() -> None:
+    result = toolpool("demo")
+    assert result.returncode == 0, result.stderr
+    (why,) = [line for line in result.stdout.splitlines() if "why (the operator's view)" in line]
+    assert "R2: the server does not publish" in why and "R2: the server publishes 2 tools" in why
+    (heading,) = [line for line in result.stdout.splitlines() if line.startswith("audit trail")]
+    shown, total = re.fullmatch(r"audit trail \(last (\d+) of (\d+) events\):", heading).groups()  # type: ignore[union-attr]
+    assert int(shown) == 12 < int(total)
+    events = result.stdout.split(heading)[1]
+    assert len([line for line in events.splitlines() if line.startswith("  #")]) == 12

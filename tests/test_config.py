@@ -154,6 +154,20 @@ def test_a_tool_table_without_action_is_an_error(tmp_path: Path) -> None:
     assert (error.key, error.problem) == ("servers.demo_alpha.tools.lookup.action", "is required")
 
 
+def test_a_misspelled_required_key_names_the_misspelling_and_the_missing_key(tmp_path: Path) -> None:
+    transport = _error(tmp_path, GOOD.replace('transport = "stdio"', 'trasport = "stdio"', 1))
+    assert transport.key == "servers.demo_alpha.trasport"
+    assert transport.problem == "unknown key, and servers.demo_alpha.transport is required (misspelled?)"
+    command = _error(tmp_path, GOOD.replace('command = "python"', 'comand = "python"', 1))
+    assert command.key == "servers.demo_alpha.comand"
+    assert "servers.demo_alpha.command is required for a stdio server" in command.problem
+    misspelled = GOOD.replace('action = "demo.lookup"', 'acton = "demo.lookup"', 1)
+    action = _error(tmp_path, misspelled)
+    assert action.key == "servers.demo_alpha.tools.lookup.acton"
+    assert "servers.demo_alpha.tools.lookup.action is required" in action.problem
+    assert action.line is not None and misspelled.splitlines()[action.line - 1].startswith("acton")
+
+
 def test_enabling_a_write_tool_needs_a_write_approval(tmp_path: Path) -> None:
     error = _error(tmp_path, GOOD.replace('write_approval = { by = "ana", reason = "reviewed" }\n', ""))
     assert error.key == "servers.remote.tools.open"

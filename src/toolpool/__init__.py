@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolpool._lazy import lazy_names
+from toolpool._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from toolpool.calls import BreakerState, Envelope, ResultBlob, Session

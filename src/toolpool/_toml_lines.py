@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from toolpool.errors import ConfigError
 
-__all__ = ["config_error", "locate_key", "read_toml", "validated"]
+__all__ = ["config_error", "locate_key", "missing_beside_unknown", "read_toml", "validated"]
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -96,9 +96,23 @@ def validated(text: str, source: Path, prefix: tuple[str, ...], model: type[_Mod
     try:
         return model.model_validate(_tomlish(data))
     except ValidationError as exc:
-        first = exc.errors()[0]
+        errors = exc.errors()
+        first = errors[0]
         loc = tuple(str(part) for part in first["loc"] if not _is_union_tag(part))
+        if first["type"] == "missing":
+            unknown = [error for error in errors if error["type"] == "extra_forbidden"]
+            if unknown:  # most likely the required key, misspelled: name both
+                stray = tuple(str(part) for part in unknown[0]["loc"] if not _is_union_tag(part))
+                raise missing_beside_unknown(text, source, prefix + loc, prefix + stray) from None
         raise config_error(text, source, prefix + loc, _problem(first)) from None
+
+
+def missing_beside_unknown(
+    text: str, source: Path, missing: tuple[str, ...], unknown: tuple[str, ...], why: str = "is required"
+) -> ConfigError:
+    """A required key is missing and an unknown one stands beside it: a misspelling, said at
+    the unknown key's line, naming both."""
+    return config_error(text, source, unknown, f"unknown key, and {'.'.join(missing)} {why} (misspelled?)")
 
 
 def _tomlish(data: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from toolpool._hashing import canonical_hash
 from toolpool._tls_rule import plain_http_problem
-from toolpool._toml_lines import config_error, read_toml, validated
+from toolpool._toml_lines import config_error, missing_beside_unknown, read_toml, validated
 from toolpool.enablement import Event, Refusal, standing_of, transition
 from toolpool.errors import ConfigError
 from toolpool.runtime_policy import LimitFields, PrincipalPolicy, RetryPolicy
@@ -496,9 +496,13 @@ def _server(text: str, source: Path, alias: str, body: object) -> ServerSpec:
         raise config_error(text, source, ("servers", alias, "alias"), "unknown key")
     needed = {"stdio": "command", "http": "url", "sse": "url"}.get(str(body.get("transport")))
     if needed is not None and needed not in body:
-        raise config_error(
-            text, source, ("servers", alias, needed), f"is required for a {body['transport']} server"
-        )
+        why = f"is required for a {body['transport']} server"
+        unknown = [key for key in body if key not in ServerSpec.model_fields]
+        if unknown:
+            raise missing_beside_unknown(
+                text, source, ("servers", alias, needed), ("servers", alias, str(unknown[0])), why
+            )
+        raise config_error(text, source, ("servers", alias, needed), why)
     fields: dict[str, Any] = {"alias": alias, **body}
     for key in ("args", "sandbox_read_only"):
         if isinstance(fields.get(key), list):

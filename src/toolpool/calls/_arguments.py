@@ -12,7 +12,7 @@ from typing import Any, cast
 from toolpool.config import PoolSettings
 from toolpool.vetting import ExposedTool
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "argument_problems", "render_resource"]
+__all__ = ["MAX_ARGUMENT_DEPTH", "argument_problems", "missing_resource_keys", "render_resource"]
 
 MAX_ARGUMENT_DEPTH = 64
 """Arguments nested deeper than this many objects and arrays are ``invalid_arguments``: no tool
@@ -68,6 +68,15 @@ def render_resource(template: str, arguments: object) -> str | None:
 
     rendered = _PLACEHOLDER.sub(fill, template)
     return None if missing else rendered
+
+
+def missing_resource_keys(template: str, arguments: object) -> tuple[str, ...]:
+    """The placeholders of a resource ``template`` that the arguments leave out (or give as
+    null): the caller's mistake, unlike a value that cannot be rendered."""
+    if not isinstance(arguments, Mapping):
+        return ()
+    names = dict.fromkeys(match.group(1) for match in _PLACEHOLDER.finditer(template))
+    return tuple(name for name in names if arguments.get(name) is None)
 
 
 def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:

@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 from toolpool import errors
 from toolpool.calls._approvals import CallApprovals, approval_reason
-from toolpool.calls._arguments import argument_problems, render_resource
+from toolpool.calls._arguments import argument_problems, missing_resource_keys, render_resource
 from toolpool.calls._breaker import Breakers, BreakerState, CircuitBreaker
 from toolpool.calls._credentials import carrier
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
@@ -330,6 +330,11 @@ class CallPipeline:
         resource: str | None = None
         if permission.resource is not None:
             resource = render_resource(permission.resource, arguments)
+            missing = missing_resource_keys(permission.resource, arguments)
+            if missing:  # a key the resource is made of was left out: bad arguments, not a denial
+                needed = ", ".join(repr(key) for key in missing)
+                text = f"invalid arguments for {tool.name}: {needed} is required (the call's resource is made from it)"
+                return refusal(errors.INVALID_ARGUMENTS, tool.name, text), False
             if resource is None:
                 text = f"the resource of this call to {tool.name} cannot be determined"
                 return refusal(errors.DENIED, tool.name, text), False

@@ -45,6 +45,7 @@ __all__ = [
     "run",
     "secret_key",
     "secret_key_beside",
+    "sole",
     "telemetry_for",
 ]
 
@@ -53,7 +54,7 @@ app = typer.Typer(
     help="toolpool: a guarded, dynamic pool of MCP tools. Only servers named in a trusted local "
     "config connect, only tools its policy names are exposed, and every call is checked again.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 out = Console()
@@ -120,12 +121,25 @@ def load(path: Path) -> Config:
 def read(path: Path) -> tuple[str, Path]:
     """The config file's text and resolved path (``toolpool.config.read_config``)."""
     if not path.exists():
-        fail(f"{path}: no such config file (pass --config PATH)")
+        fail(f"{path}: no such config file (pass --config PATH, or `toolpool init` writes one here)")
     return read_config(path)
 
 
 def run(function: Callable[[], Awaitable[_T]]) -> _T:
-    return anyio.run(function)
+    """``anyio.run``; an error that task groups wrapped alone is raised as itself (so that a
+    ``ToolpoolError`` from inside a pool is still one line)."""
+    try:
+        return anyio.run(function)
+    except BaseExceptionGroup as group:
+        raise sole(group) from None
+
+
+def sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested single-member groups (one clear line for the user)."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def print_json(value: object) -> None:

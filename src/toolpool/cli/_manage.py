@@ -6,6 +6,7 @@ write tool with who and why. Every change is audited and makes a new release (R1
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -57,10 +58,17 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
         fail(f"unknown alias {alias!r}: only servers named in the configuration can be imported")
 
     async def inspect_and_record() -> list[dict[str, Any]]:
+        # Progress goes to stderr, line by line (a spinner shows nothing in a log or a pipe);
+        # stdout keeps only the result, so --json stays parseable.
+        started = time.monotonic()
         with open_store(loaded) as store:
             async with Pool(loaded, store=store, secret_key=secret_key(loaded)) as pool:
-                with err.status(f"connecting {alias} and reading its tools", spinner="dots"):
-                    result = await import_alias(pool, store, alias, actor())
+                _progress(f"import {alias}: starting or reaching the server, listing and vetting its tools")
+                result = await import_alias(pool, store, alias, actor())
+                _progress(
+                    f"import {alias}: {len(result.tools)} tools listed, screened and stored "
+                    f"({time.monotonic() - started:.1f} s)"
+                )
             return _import_rows(loaded, alias, store, list(result.tools), set(result.changed))
 
     try:
@@ -82,6 +90,10 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
         "Imported tools start disabled: `toolpool enable ALIAS TOOL` (read tools) or "
         "`toolpool approve-write ALIAS TOOL --by NAME --reason TEXT` (write tools)."
     )
+
+
+def _progress(line: str) -> None:
+    err.print(f"toolpool: {line}", highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command()
@@ -143,14 +155,30 @@ def approve_write(
     config: ConfigPath = DEFAULT_CONFIG,
     as_json: AsJson = False,
 ) -> None:
-    """Approve and enable a write tool, recording who approved it and why (R9)."""
-    _change(
-        config,
-        alias,
-        tool,
-        as_json,
-        lambda store: store.tools.approve_write(alias, tool, by, reason, actor()),
-    )
+    """Approve and enable a write tool, recording who approved it and why (R9). The tool must
+    write and have been imported: what is approved is a definition someone has seen."""
+
+    def approve(store: Store) -> None:
+        refusal = _approval_refusal(load(config), store, alias, tool)
+        if refusal is not None:
+            store.audit.audit(actor(), "tool.approve_write_refused", f"{alias}/{tool}", {"reason": refusal})
+            fail(refusal)
+        store.tools.approve_write(alias, tool, by, reason, actor())
+
+    _change(config, alias, tool, as_json, approve)
+
+
+def _approval_refusal(config: Config, store: Store, alias: str, tool: str) -> str | None:
+    policy = config.servers[alias].tools[tool]
+    if not policy.forbidden and policy.effect == "read":
+        return (
+            f'{alias}/{tool} reads (effect = "read"): it needs no write approval; '
+            f"`toolpool enable {alias} {tool}` turns it on"
+        )
+    state = next((s for s in store.tools.tool_states(alias) if s.name == tool), None)
+    if not policy.forbidden and (state is None or state.current_hash is None):
+        return f"{alias}/{tool} was never imported: `toolpool import {alias}` first, so the approval is of a definition you have seen"
+    return None
 
 
 def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Callable[[Store], None]) -> None:
@@ -182,7 +210,7 @@ def _row(
         "tool": name,
         "local_name": f"mcp__{alias}__{name}",
         "action": action or None,
-        "effect": effect,
+        "effect": "forbidden" if action is False else effect,
         "state": _status(action, state),
         "verdict": None if state is None else state.verdict,
         "reasons": [] if state is None else list(state.reasons),
@@ -195,6 +223,7 @@ def _cells(
     alias: str, name: str, action: str | Literal[False], effect: str, state: ListedState | None
 ) -> tuple[str, ...]:
     """A tool's row as the table shows it."""
+    effect = "forbidden" if action is False else effect
     if state is None:
         return (
             alias,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
@@ -20,13 +21,20 @@ from toolpool.cli._common import (
     operator_ticket,
     out,
     print_json,
+    printable,
     run,
     secret_key,
     telemetry_for,
 )
-from toolpool.errors import APPROVAL_PENDING, ConnectionRefused
+from toolpool.errors import APPROVAL_PENDING, TOOL_DISABLED, ConnectionRefused
+
+if TYPE_CHECKING:
+    from toolpool.config import Config
+    from toolpool.store import Store
 
 __all__ = ["call", "demo"]
+
+_AUDIT_SHOWN = 12  # the demo's tail of the audit trail; --json has every event
 
 
 @app.command()
@@ -40,6 +48,10 @@ def demo(as_json: AsJson = False) -> None:
         if not as_json:
             mark = "[green]✓[/]" if step.as_expected else f"[red]✗ expected {step.expected}[/]"
             out.print(f"    {mark} {step.title}: [bold]{step.code}[/]  {clip(step.text)}", highlight=False)
+            if step.why:
+                out.print(
+                    f"      [dim]why (the operator's view): {escape(printable(step.why))}[/]", highlight=False
+                )
 
     def show_entry(entry: Entry) -> None:
         if as_json:
@@ -60,7 +72,7 @@ def demo(as_json: AsJson = False) -> None:
             {
                 "ok": report.as_expected,
                 "steps": [
-                    {"step": s.title, "expected": s.expected, "code": s.code, "text": s.text}
+                    {"step": s.title, "expected": s.expected, "code": s.code, "text": s.text, "why": s.why}
                     for s in report.steps
                 ],
                 "answer": report.answer,
@@ -69,8 +81,11 @@ def demo(as_json: AsJson = False) -> None:
             }
         )
     else:
-        out.print(f"\n[bold]audit trail[/] ({len(report.audit)} events):", highlight=False)
-        for event in report.audit[-12:]:
+        shown = report.audit[-_AUDIT_SHOWN:]
+        out.print(
+            f"\n[bold]audit trail[/] (last {len(shown)} of {len(report.audit)} events):", highlight=False
+        )
+        for event in shown:
             out.print(
                 f"  #{event['id']:<3} {event['actor']:<10} {event['action']:<18} {clip(event['resource'], 50)}",
                 highlight=False,
@@ -123,9 +138,7 @@ def call(
             snapshot = session.snapshot()
             name = next((t.name for t in snapshot if t.alias == alias and t.remote_name == tool), None)
             if name is None and pool.store is not None and not pool.store.tools.is_enabled(alias, tool):
-                fail(
-                    f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)"
-                )
+                _refuse_unexposed(pool.store, loaded, session.id, alias, tool)
             return session.id, await session.call(snapshot, name or tool, arguments)
 
     try:
@@ -148,9 +161,26 @@ def call(
         )
     else:
         out.print(
-            envelope.text if envelope.ok else f"[red]{envelope.code}[/]: {envelope.text}", highlight=False
+            envelope.text if envelope.ok else f"[red]{envelope.code}[/]: {envelope.text}",
+            highlight=False,
+            soft_wrap=True,
         )
     if envelope.code == APPROVAL_PENDING and not as_json:
         err.print(f"retry after approval with: --session {session_id}", highlight=False)
     if not envelope.ok:
         raise typer.Exit(1)
+
+
+def _refuse_unexposed(store: Store, config: Config, session_id: str, alias: str, tool: str) -> None:
+    """A tool that is not enabled is in no snapshot: refuse its call here, audited as every
+    call is (gate 3's code), with one line saying why and what would change it."""
+    policy = config.servers[alias].tools.get(tool)
+    forbidden = policy is None or policy.forbidden
+    reason = "forbidden" if forbidden else "disabled"
+    detail = {"code": TOOL_DISABLED, "reason": reason, "session": session_id}
+    store.audit.audit(actor(), "call", f"{alias}/{tool}", detail)
+    if policy is None:
+        fail(f"{alias}/{tool} is not in the configuration: only tools its policy names can be called")
+    if forbidden:
+        fail(f"{alias}/{tool} is forbidden (action = false): it is never exposed, and cannot be enabled")
+    fail(f"{alias}/{tool} is not enabled (toolpool tools shows its state; toolpool enable turns it on)")

@@ -34,6 +34,7 @@ from toolpool.cli._common import (
     load,
     run,
     secret_key,
+    sole,
     telemetry_for,
 )
 from toolpool.errors import UsageError
@@ -262,17 +263,9 @@ def _serve(
     try:
         run(main)
     except BaseExceptionGroup as group:
-        raise _sole(group) from None
+        raise sole(group) from None
     finally:
         telemetry.close()  # after the gateway: its last spans and metrics are sent
-
-
-def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The one exception inside nested single-member groups (one clear line for the user)."""
-    error: BaseException = group
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
 
 
 class _Stopper:

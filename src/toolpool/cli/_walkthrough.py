@@ -42,6 +42,7 @@ class DemoStep:
     expected: str
     code: str
     text: str
+    why: str = ""  # for the operator only: the rules a refused connection broke (never the model's)
 
     @property
     def as_expected(self) -> bool:
@@ -88,6 +89,7 @@ async def _run(
     steps: list[DemoStep] = []
     seen: set[str] = set()
     dropped: dict[str, str] = {}
+    refused: list[str] = []  # the rules each refused connection broke, for the operator's eyes
 
     def step(found: DemoStep) -> None:
         steps.append(found)
@@ -98,9 +100,13 @@ async def _run(
         if isinstance(found, CallEntry) and found.call_id in EXPECTED_CALLS:
             seen.add(found.call_id)
             expected = EXPECTED_CALLS[found.call_id]
-            step(DemoStep(expected.title, expected.code, found.code, _shown_text(found)))
+            why = refused.pop(0) if found.code == "refused" and refused else ""
+            step(DemoStep(expected.title, expected.code, found.code, _shown_text(found), why))
 
     def event(found: PoolEvent) -> None:
+        if found.kind == "mcp.refused":
+            reasons = found.detail.get("reasons", ())
+            refused.append("; ".join(map(str, reasons)) if isinstance(reasons, (list, tuple)) else "")
         if found.kind == "mcp.desc_rejected":
             reasons = found.detail.get("reasons", ())
             text = "; ".join(str(reason) for reason in reasons) if isinstance(reasons, (list, tuple)) else ""

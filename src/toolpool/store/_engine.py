@@ -175,10 +175,18 @@ def migrate(engine: Engine) -> None:
         if _revision(connection) == SCHEMA_HEAD:
             return
     from alembic import command
+    from alembic.util.exc import CommandError
 
     with _migration_lock(engine) as connection:
-        if _revision(connection) != SCHEMA_HEAD:
-            command.upgrade(alembic_config(connection), "head")
+        revision = _revision(connection)
+        if revision != SCHEMA_HEAD:
+            try:
+                command.upgrade(alembic_config(connection), "head")
+            except CommandError as exc:  # e.g. a revision a newer toolpool wrote: say so in one line
+                raise UsageError(
+                    f"the store's schema (revision {revision}) cannot be upgraded by this toolpool, "
+                    f"whose newest is {SCHEMA_HEAD}: was it written by a newer toolpool? ({exc})"
+                ) from exc
 
 
 def _revision(connection: Connection) -> str | None:

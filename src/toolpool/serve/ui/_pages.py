@@ -52,6 +52,16 @@ class ToolRow:
         return self.state.action is None
 
     @property
+    def effect(self) -> str:
+        """``forbidden`` for a tool its policy forbids (``action = false``), else read or write."""
+        return "forbidden" if self.forbidden else self.state.effect
+
+    @property
+    def dropped(self) -> bool:
+        """Screening dropped it (R5): admission leaves it out whatever its enabled state."""
+        return self.state.verdict == "drop"
+
+    @property
     def needs_write_approval(self) -> bool:
         return self.state.effect == "write" and self.state.write_approved_by is None
 

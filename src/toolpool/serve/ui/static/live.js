@@ -25,7 +25,8 @@
     const call = JSON.parse(message.data);
     const at = String(call.at || "").replace("T", " ").slice(0, 19);
     const duration = Number(call.duration_ms || 0).toFixed(1) + " ms";
-    const cells = [at, call.principal || "", `${call.alias}/${call.tool}`, String(call.code), duration];
+    const tool = call.alias ? `${call.alias}/${call.tool}` : String(call.tool);  // an unknown tool has no alias
+    const cells = [at, call.principal || "", tool, String(call.code), duration];
     const row = addRow(cells, call.code === "ok" ? "ok" : "error");
     row.dataset.code = String(call.code);
   });
