@@ -56,4 +56,4 @@ def test_a_lock_still_held_at_the_bound_ends_with_one_line_naming_it(tmp_path: P
 def test_bootstrap_installs_every_package_through_it() -> None:
     bootstrap = (SCRIPT.parent / "bootstrap-tests").read_text()
     assert "apt-get install" not in bootstrap.replace("(apt-get install", "")
-    assert bootstrap.count('"$root/scripts/apt-install"') == 3
+    assert bootstrap.count('"$root/scripts/apt-install"') == 4

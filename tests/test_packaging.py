@@ -55,12 +55,14 @@ def _clean_env(bin_dir: Path, home: Path) -> dict[str, str]:
 def test_the_wheel_installed_in_a_fresh_venv_runs_the_demo(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     # sdist first, then the wheel built from the sdist: a file the sdist lost fails here too
-    subprocess.run(
+    built = subprocess.run(
         [sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
-        check=True,
+        check=False,
         capture_output=True,
+        text=True,
         timeout=_BUILD_S,
     )
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     (wheel,) = dist.glob("toolpool-*.whl")
     (sdist,) = dist.glob("toolpool-*.tar.gz")
     in_wheel = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("toolpool/")}
@@ -69,6 +71,7 @@ def test_the_wheel_installed_in_a_fresh_venv_runs_the_demo(tmp_path: Path) -> No
     with tarfile.open(sdist) as archive:
         in_sdist = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert {f"src/{name}" for name in RUN_TIME_FILES} | {"LICENSE", "pyproject.toml"} <= in_sdist
+    assert not [name for name in in_sdist if ".venv" in name or "node_modules" in name]
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
