@@ -12,6 +12,7 @@ the pool to report (``mcp.screen_judge_failed``); nothing here emits anything.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Final
@@ -19,7 +20,7 @@ from typing import Final
 import anyio
 
 from toolpool.agent._messages import Model
-from toolpool.errors import ToolpoolError
+from toolpool.errors import ToolpoolError, UsageError
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.admission import Admission
 from toolpool.vetting.judge._prompt import RUBRIC_VERSION, judge_request
@@ -103,7 +104,9 @@ class ScreenJudge:
         if isinstance(read, str):
             return JudgeVerdict(None, failure=f"malformed reply: {read}", truncated=truncated)
         judgement = replace(read, judged_at=self._clock())
-        self._judgements.remember(key, self.name, RUBRIC_VERSION, judgement)
+        # A store that cannot keep it costs a call next time; the answer still counts.
+        with suppress(UsageError):
+            self._judgements.remember(key, self.name, RUBRIC_VERSION, judgement)
         return JudgeVerdict(judgement, truncated=truncated)
 
     async def second_opinion(self, admission: Admission, peers: Collection[str | Peer] = ()) -> Judged:
