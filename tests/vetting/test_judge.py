@@ -418,16 +418,20 @@ def fake_openai() -> Iterator[FakeOpenAI]:
         yield server
 
 
+def _openai_config(tmp_path: Path, server: FakeOpenAI) -> Config:
+    return _config(
+        tmp_path,
+        screen_judge="openai:test-model",
+        screen_judge_base_url=server.base_url,
+        screen_judge_api_key={"secret": "judge_key"},
+    )
+
+
 async def test_an_openai_compatible_server_judges_through_the_real_adapter(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:
     recorder = EventRecorder()
-    config = _config(
-        tmp_path,
-        screen_judge="openai:test-model",
-        screen_judge_base_url=fake_openai.base_url,
-        screen_judge_api_key={"secret": "judge_key"},
-    )
+    config = _openai_config(tmp_path, fake_openai)
     async with Pool(config, on_event=recorder, secrets={"judge_key": "sk-local-test"}) as pool:
         with anyio.fail_after(60):
             await pool.connect("alpha")
@@ -444,12 +448,7 @@ async def test_a_missing_api_key_secret_leaves_the_rules_verdict_with_an_event(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:
     recorder = EventRecorder()
-    config = _config(
-        tmp_path,
-        screen_judge="openai:test-model",
-        screen_judge_base_url=fake_openai.base_url,
-        screen_judge_api_key={"secret": "judge_key"},
-    )
+    config = _openai_config(tmp_path, fake_openai)
     async with Pool(config, on_event=recorder) as pool:
         with anyio.fail_after(60):
             await pool.connect("alpha")
