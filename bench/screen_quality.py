@@ -1,6 +1,7 @@
 """How well the rule screener separates poisoned tool definitions from honest ones, and how fast.
 
     .venv/bin/python bench/screen_quality.py [--datasets DIR] [--json] [--repeat N]
+        [--judge SPEC [--judge-base-url URL] [--judge-api-key-env VAR] [--judge-timeout S]]
 
 1. ``mcpproxy-go/normalized.jsonl`` (labelled): recall on malicious entries, overall and per
    category; drop rate on benign entries and on hard negatives, separately (targets: recall
@@ -15,6 +16,10 @@
    descriptions; RESULTS.md §4b has each batch's first run, the honest estimate);
 5. time per tool over every definition above (``--repeat`` passes, median and p99), against the
    same screener given names-only peers in the same run (the seam before issue 18).
+
+With ``--judge openai:<model>`` (or ``anthropic:<model>``) the screen judge then reviews every
+definition the rules passed, and each set is reported with the rules alone and with the judge
+(``_screen_judge``); when no model answers, one line says so and the run exits with 2.
 
 Misses and false drops are listed with their id and top reason. Development data: the
 numbers show fit to these files, not generalisation (see the data sets' README).
@@ -41,6 +46,7 @@ from _screen_data import (
     load_batches,
     load_held_out,
 )
+from _screen_judge import JudgeOptions, JudgeUnavailable, judge_report, print_judge_report
 from _timing import percentile
 from toolpool.vetting.screener import RuleScreener
 from toolpool.vetting.screening import Peer, Verdict
@@ -53,11 +59,42 @@ def main() -> None:
     parser.add_argument("--datasets", type=Path, default=DEFAULT_DATASETS, help="the shared datasets folder")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--repeat", type=int, default=20, help="timing passes over all tools (default 20)")
+    parser.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help='a screen judge after the rules: "openai:<model>" or "anthropic:<model>"',
+    )
+    parser.add_argument(
+        "--judge-base-url", metavar="URL", help="the judge's API base URL (an OpenAI-compatible server)"
+    )
+    parser.add_argument(
+        "--judge-api-key-env", metavar="VAR", help="the environment variable holding the judge's API key"
+    )
+    parser.add_argument(
+        "--judge-timeout", type=float, default=30.0, metavar="S", help="seconds per judgement (default 30)"
+    )
     args = parser.parse_args()
     proxy = load(args.datasets / "mcpproxy-go" / "normalized.jsonl")
     live = load(args.datasets / "livemcpbench" / "normalized.jsonl")
     held_out = load_held_out()
     batches = load_batches()
+    judged = None
+    if args.judge:
+        options = JudgeOptions(args.judge, args.judge_base_url, args.judge_api_key_env, args.judge_timeout)
+        sets = {
+            "mcpproxy-go (labelled+real)": proxy,
+            "livemcpbench (real)": live,
+            "held-out": held_out,
+            **{
+                f"batch {batch}": [e for e in batches if e.batch == batch]
+                for batch in sorted({e.batch for e in batches})
+            },
+        }
+        try:
+            judged = judge_report(options, sets, screen)
+        except JudgeUnavailable as exc:
+            print(exc, file=sys.stderr)
+            raise SystemExit(2) from None
     report = {
         "machine": machine(),
         "mcpproxy_go": labelled_report(proxy),
@@ -73,11 +110,16 @@ def main() -> None:
         },
         "timing": timing_report([*proxy, *live, *held_out, *batches], args.repeat),
     }
+    if judged is not None:
+        report["judge"] = judged
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print_report(report)
+        if "judge" in report:
+            print()
+            print_judge_report(report["judge"])
 
 
 def screen(entry: Entry, *, pool_peers: bool = False, described: bool = True) -> Verdict:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio.abc
 import anyio.to_thread
@@ -53,6 +53,10 @@ from toolpool.telemetry import AliasReading, Telemetry
 from toolpool.upstream import Link, Resolver, SystemResolver
 from toolpool.vetting import MemoryPins, Pins, Screener
 from toolpool.vetting.screener import RuleScreener
+
+if TYPE_CHECKING:  # the judge and its models are imported only where a judge is configured
+    from toolpool.agent._messages import Model
+    from toolpool.vetting.judge import ScreenJudge
 
 __all__ = ["Parts", "assemble", "readings", "utcnow"]
 
@@ -97,6 +101,7 @@ async def assemble(
     monotonic: Callable[[], float],
     replica: str | None = None,
     relinker: Relinker | None = None,
+    judge_model: Model | None = None,
 ) -> Parts:
     """Build an open pool's parts; whatever needs closing is closed by ``stack``.
 
@@ -170,6 +175,7 @@ async def assemble(
         eras,
         events,
         telemetry,
+        judge=_screen_judge(config, judge_model, opened, secret, stack, clock),
     )
     return Parts(
         tasks, opened, registry, visibility, breakers, blobs, events, pipeline, sessions, admitter, shared
@@ -194,6 +200,35 @@ async def _limits(
     if store is not None:
         await limits.seed(store)
     return limits
+
+
+def _screen_judge(
+    config: Config,
+    model: Model | None,
+    store: Store | None,
+    secret: Callable[[str, str], str | None],
+    stack: AsyncExitStack,
+    clock: Callable[[], datetime],
+) -> ScreenJudge | None:
+    """The screen judge, when ``[pool] screen_judge`` names a model or the pool was given one;
+    its verdicts are kept in the store (in memory without one)."""
+    settings = config.pool
+    if model is None and settings.screen_judge is None:
+        return None
+    from toolpool.vetting.judge import MemoryJudgements, ScreenJudge, judge_model
+
+    owned = model is None
+    judge = ScreenJudge(
+        judge_model(settings, lambda name: secret(name, "")) if model is None else model,
+        store.judgements if store is not None else MemoryJudgements(),
+        timeout_s=settings.screen_judge_timeout_s,
+        max_calls=settings.screen_judge_max_calls,
+        max_chars=settings.screen_judge_max_chars,
+        owns_model=owned,
+        clock=clock,
+    )
+    stack.push_async_callback(judge.aclose)
+    return judge
 
 
 def _secret_source(secrets: Mapping[str, str], store: Store | None) -> Callable[[str, str], str | None]:

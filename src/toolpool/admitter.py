@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.abc
 import mcp_types
@@ -50,6 +50,9 @@ from toolpool.upstream import (
 )
 from toolpool.vetting import Admission, Peer, Pins, Screener, vet
 from toolpool.vetting.growth import growth_of, listing_tokens, pinned_tokens
+
+if TYPE_CHECKING:  # imported only where a judge is configured: it needs the agent runtime
+    from toolpool.vetting.judge import ScreenJudge
 
 __all__ = ["Admitter", "EraMemory"]
 
@@ -120,8 +123,10 @@ class Admitter:
         eras: EraMemory,
         events: EventOutlet | None = None,
         telemetry: Telemetry | None = None,
+        judge: ScreenJudge | None = None,
     ) -> None:
         self._config = config
+        self._judge = judge
         self._redactor = redactor
         self._targets = Targets(config, secret, resolver, redactor)
         self._screener = screener
@@ -243,7 +248,7 @@ class Admitter:
         try:
             self.learned(spec, connection.session.era)
             published = await self._list(spec, connection.session)
-            admission = self._vet(spec, published, link, peers)
+            admission = await self._vet(spec, published, link, peers)
             if not connection.alive:
                 raise UpstreamConnectionLost(spec.alias, "the server went away during admission")
         except BaseException:
@@ -280,7 +285,7 @@ class Admitter:
             )
         else:
             link = PerCallLink(spec, target, era, definitions, self._config.pool, self.clean)
-        return link, self._vet(spec, published, link, peers)
+        return link, await self._vet(spec, published, link, peers)
 
     async def inspect(self, spec: ServerSpec) -> tuple[list[PublishedTool], Admission]:
         """What ``spec``'s server publishes now and what vetting makes of it, through a session
@@ -302,7 +307,7 @@ class Admitter:
             failure = self._redacted_error(error)
         if failure is not None:
             raise failure  # outside the handler: the unredacted original is not even its context
-        return published, self._vet(spec, published, _Inspected(spec.alias), self._peers(spec.alias))
+        return published, await self._vet(spec, published, _Inspected(spec.alias), self._peers(spec.alias))
 
     def _peers(self, alias: str) -> frozenset[str | Peer]:
         """What the screener should know besides ``alias``'s own tools (shadowing checks): the
@@ -313,13 +318,28 @@ class Admitter:
                 peers.update((tool.remote_name, tool.name, Peer(tool.remote_name, tool.description)))
         return frozenset(peers)
 
-    def _vet(
+    async def _vet(
         self, spec: ServerSpec, published: list[PublishedTool], owner: Link, peers: Collection[str | Peer]
     ) -> Admission:
         admission = vet(
             spec, published, self._config.pool, self._screener, owner, pins=self._pins, peers=peers
         )
+        if self._judge is not None and admission.exposed:
+            admission = await self._judged(spec.alias, admission, peers)
         return self._redacted(admission, published) if self._redactor.active else admission
+
+    async def _judged(self, alias: str, admission: Admission, peers: Collection[str | Peer]) -> Admission:
+        """The screen judge's second opinion on the tools the rules passed: it may add drops;
+        where it gave none, the rules' verdict stands and ``mcp.screen_judge_failed`` says why."""
+        assert self._judge is not None
+        own = set(admission.published)
+        others = [peer for peer in peers if (peer.name if isinstance(peer, Peer) else peer) not in own]
+        judged = await self._judge.second_opinion(admission, others)
+        if self._events is not None:
+            for tool, failure in judged.failures:
+                detail = {"tool": tool, "judge": self._judge.name, "reason": failure}
+                self._events.emit("mcp.screen_judge_failed", alias, detail)
+        return judged.admission
 
     async def _list(self, spec: ServerSpec, session: UpstreamSession) -> list[PublishedTool]:
         # The listing is part of connecting: a server whose calls must be quick (a short

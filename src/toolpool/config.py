@@ -42,6 +42,7 @@ __all__ = [
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
 REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ACTION_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+_JUDGE_PATTERN = re.compile(r"^(openai|anthropic):[^\s:][^\s]{0,190}$")
 
 # Field docstrings are the fields' descriptions: docs/configuration.md is generated from them.
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True)
@@ -340,6 +341,45 @@ class PoolSettings(LimitFields):
     """How long a call's approval stays usable."""
     require_tls: bool = False
     """Every server's default for `require_tls`."""
+    screen_judge: Annotated[str, Field(max_length=200)] | None = None
+    """A model's second opinion on the tools the screener passed (it can only add a drop): `"openai:<model>"` (any OpenAI-compatible server through `screen_judge_base_url`) or `"anthropic:<model>"`; unset, off."""
+    screen_judge_base_url: str | None = None
+    """The judge's API base URL (`http://` or `https://`), e.g. a local OpenAI-compatible server; unset, the provider's own."""
+    screen_judge_api_key: SecretRef | None = None
+    """The judge's API key, as `{ secret = "NAME" }` (required for `anthropic:`; a local server that needs none may go without)."""
+    screen_judge_timeout_s: Annotated[float, Field(gt=0, le=600)] = 10.0
+    """How long one judgement may take; past it the screener's verdict stands (event `mcp.screen_judge_failed`)."""
+    screen_judge_max_calls: Annotated[int, Field(ge=1, le=1_000_000)] = 500
+    """The most model calls the judge makes in one pool's life (the cost bound; cached verdicts are free); past it the screener's verdict stands."""
+    screen_judge_max_chars: Annotated[int, Field(ge=256, le=1_000_000)] = 8000
+    """The longest definition (as JSON) the judge is sent; a longer one is cut, and the judge is told so."""
+
+    @field_validator("screen_judge")
+    @classmethod
+    def _judge_is_a_provider_and_model(cls, value: str | None) -> str | None:
+        if value is not None and not _JUDGE_PATTERN.match(value):
+            raise ValueError('must be "openai:<model>" or "anthropic:<model>"')
+        return value
+
+    @model_validator(mode="after")
+    def _judge_settings_fit(self) -> PoolSettings:
+        url = self.screen_judge_base_url
+        if self.screen_judge is None:
+            if url is not None or self.screen_judge_api_key is not None:
+                raise ValueError("`screen_judge_base_url` and `screen_judge_api_key` need `screen_judge`")
+            return self
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError("`screen_judge_base_url` must start with http:// or https://")
+        host = urlsplit(url).hostname or "" if url is not None else ""
+        plain = url is not None and url.startswith("http://") and self.require_tls
+        if plain and plain_http_problem(host, allow_private_network=True) is not None:
+            raise ValueError("require_tls refuses an http:// `screen_judge_base_url` other than loopback")
+        key = self.screen_judge_api_key
+        if key is not None and key.per_principal:
+            raise ValueError("`screen_judge_api_key` is the pool's own: it cannot be `per_principal`")
+        if key is None and self.screen_judge.startswith("anthropic:"):
+            raise ValueError('an anthropic judge needs `screen_judge_api_key = { secret = "NAME" }`')
+        return self
 
 
 class TelemetrySettings(BaseModel):

@@ -6,7 +6,11 @@ Event kinds:
     mcp.disconnected     an alias was disconnected on request
     mcp.connection_lost  a connection died (process exit, transport closed, timeout);
                          its tools were revoked; detail: reason
-    mcp.desc_rejected    the screener dropped a tool (R5); detail: tool, score, reasons
+    mcp.desc_rejected    the screener dropped a tool (R5); detail: tool, score, reasons (a drop
+                         by the screen judge has reasons starting ``screen judge <model>:``)
+    mcp.screen_judge_failed  the screen judge gave no verdict on a tool the rules passed
+                         (timeout, model error, malformed reply, spent budget); the rules'
+                         verdict stood; detail: tool, judge, reason (local text)
     mcp.principal_connected  an alias with per-principal secrets opened a principal's own
                          connection; detail: principal
     mcp.principal_closed     one principal's connection closed; detail: principal, reason

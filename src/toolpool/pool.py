@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 import anyio
 import anyio.abc
@@ -36,6 +36,9 @@ from toolpool.telemetry import Telemetry
 from toolpool.tickets import Ticket
 from toolpool.upstream import Era, Link, PersistentLink, PublishedTool, Resolver, UpstreamSession
 from toolpool.vetting import Admission, ExposedTool, Pins, Screener
+
+if TYPE_CHECKING:
+    from toolpool.agent._messages import Model
 
 __all__ = ["CONNECTS_AT_ONCE", "Pool"]
 
@@ -78,6 +81,9 @@ class Pool:
         clock: the wall-clock time tickets are checked against.
         monotonic: seconds for circuit-breaker cooldowns.
         replica: this process's name where several share one store: in its call records.
+        judge_model: the model behind the screen judge (``toolpool.vetting.judge``) instead of
+            the one ``[pool] screen_judge`` names; giving one turns the judge on. The caller
+            keeps it (the pool does not close it).
     """
 
     def __init__(
@@ -97,6 +103,7 @@ class Pool:
         clock: Callable[[], datetime] = utcnow,
         monotonic: Callable[[], float] = time.monotonic,
         replica: str | None = None,
+        judge_model: Model | None = None,
     ) -> None:
         self.config = config
         self.telemetry = telemetry or Telemetry.off()
@@ -114,6 +121,7 @@ class Pool:
             "clock": clock,
             "monotonic": monotonic,
             "replica": replica,
+            "judge_model": judge_model,
         }
         self._parts: Parts | None = None
         self._links: dict[str, Link] = {}

@@ -3,7 +3,7 @@
 ``Store`` opens and closes the database; its concerns share it, one attribute each:
 ``tools`` (gate 3, imports, policy, enabling, eras), ``pins``, ``releases`` (and sessions),
 ``secrets``, ``audit``, ``calls`` (call records), ``usage`` (the usage ledger, written with the
-call records), ``tokens`` and ``approvals``. Every management change
+call records), ``tokens``, ``approvals`` and ``judgements`` (the screen judge's cache). Every management change
 happens in one write transaction together with the next release and its audit event. Write
 transactions serialize: SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's row lock on ``store_head``,
 taken first.
@@ -23,6 +23,7 @@ from toolpool.store._crypto import SecretKey
 from toolpool.store._database import Database, reason
 from toolpool.store._enabled_cache import EnabledCache
 from toolpool.store._engine import connect_engine, migrate, parse_url
+from toolpool.store._judgements import Judgements
 from toolpool.store._pins import ToolPins
 from toolpool.store._releases import Releases, ensure_first_release
 from toolpool.store._secrets import Secrets
@@ -61,6 +62,8 @@ class Store:
     """Bearer tokens of the HTTP front."""
     approvals: Approvals
     """Requests for a person's approval of single calls (countersigning), single-use."""
+    judgements: Judgements
+    """The screen judge's verdicts, by definition hash, judge and rubric version."""
 
     def __init__(self, database: Database) -> None:
         """Use ``Store.open``: it migrates the database first."""
@@ -75,6 +78,7 @@ class Store:
         self.usage = Usage(database)
         self.tokens = Tokens(database)
         self.approvals = Approvals(database)
+        self.judgements = Judgements(database)
 
     @classmethod
     def open(cls, url: str, *, key: SecretKey | None = None) -> Store:

@@ -48,6 +48,7 @@ __all__ = [
     "metadata",
     "published_tools",
     "releases",
+    "screen_judgements",
     "secrets",
     "servers",
     "session_taint",
@@ -61,7 +62,7 @@ __all__ = [
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
 ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
 # The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0009"
+SCHEMA_HEAD = "0010"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
@@ -358,3 +359,18 @@ approvals = Table(
 )
 Index(None, approvals.c.state, approvals.c.requested_at)
 Index(None, approvals.c.session_id)
+
+# The screen judge's verdicts (``toolpool.vetting.judge``), by definition hash, judge (the
+# model's name) and rubric version: a definition is judged once per judge and rubric, in any
+# process. ``reasons`` are the model's words, made safe but untrusted (canonical JSON list).
+screen_judgements = Table(
+    "screen_judgements",
+    metadata,
+    Column("definition_hash", String(HASH_LENGTH), primary_key=True),
+    Column("judge", String(200), primary_key=True),
+    Column("rubric", String(32), primary_key=True),
+    Column("verdict", String(8), nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("judged_at", UTCDateTime, nullable=False),
+    CheckConstraint("verdict IN ('pass', 'drop')", name="verdict_is_known"),
+)
