@@ -332,7 +332,8 @@ def _is_rule(value: object) -> bool:
 # detectors as they are, and knows that every finding of the three detectors below starts at a
 # match of one of ``TRIGGERS``. A change here needs a look at ``_fast`` first.
 _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
-    _screener.RuleScreener.screen_text: {"_screen", "character_findings", "text_fields"},
+    # is_plain answers only where nothing can be found (tests/vetting/test_screener_plain.py).
+    _screener.RuleScreener.screen_text: {"_screen", "character_findings", "is_plain", "text_fields"},
     # Both read the findings of _tool_findings (through self); impersonation_findings runs after
     # _screen, on either path alike.
     _screener.RuleScreener.screen_tool: set(),

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote_to_bytes
 
-__all__ = ["decoded_payloads"]
+__all__ = ["CANDIDATE", "decoded_payloads"]
 
 _MAX_CANDIDATES = 8
 _MAX_ATTEMPTS = 32
@@ -23,6 +23,8 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
 _ESCAPED = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){6,}|(?:\\u00[0-9A-Fa-f]{2}){6,}|(?:%[0-9A-Fa-f]{2}){6,}")
 _CANDIDATE = re.compile(r"[A-Za-z0-9+/_%\\-]{16,}")
+# No payload without such a run (``decoded_payloads`` looks no further; ``_plain`` neither).
+CANDIDATE = _CANDIDATE
 _LOWER_RUN = re.compile(r"[a-z]{5,}")
 _ESCAPE_PAIR = re.compile(r"\\(?:x|u00)([0-9A-Fa-f]{2})")
 

@@ -17,7 +17,7 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import vocab
 
-__all__ = ["markup_findings"]
+__all__ = ["VOCABS", "markup_findings"]
 
 _I = re.IGNORECASE
 _CHAT_TOKEN = re.compile(
@@ -30,6 +30,7 @@ _CHAT_TOKEN = re.compile(
 _ROLE_LABEL = vocab(
     r"(?<![\w-])(system|assistant|developer|user|human)\s*:", "system|assistant|developer|user|human"
 )
+VOCABS = (_ROLE_LABEL,)  # the word lists ``markup_findings`` reads (``_plain`` must know them)
 _TAG = re.compile(r"<\s*(/?)\s*([a-z][\w-]{0,30})(?:\s[^<>]{0,80})?>", _I)
 _STRONG_TAGS = frozenset(
     {"important", "secret", "hidden", "instructions", "instruction", "sys", "critical", "directive"}

@@ -18,6 +18,7 @@ from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
+from toolpool.vetting.screener._plain import is_plain
 from toolpool.vetting.screener._shadowing import shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
@@ -51,6 +52,7 @@ class RuleScreener:
             raise ValueError(f"screen threshold must be a positive number, not {threshold!r}")
         self._threshold = float(threshold)
         self._fast_path = fast_path
+        self._nothing_found = self._verdict((), "text")
 
     @property
     def threshold(self) -> float:
@@ -91,6 +93,8 @@ class RuleScreener:
 
     def screen_text(self, text: str) -> Verdict:
         """Screen a result text; links and addresses are normal here, instructions are not."""
+        if self._fast_path and is_plain(text):
+            return self._nothing_found
         walk = text_fields(text)
         findings = character_findings(text[:MAX_CHARACTER_SCAN], "result", "text")
         findings += _screen(walk.fields, "text", "", frozenset(), characters=False, fast=self._fast_path)

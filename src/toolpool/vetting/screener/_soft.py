@@ -9,7 +9,7 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import EMAIL, RAW_IP_URL, URL, vocab
 
-__all__ = ["soft_findings"]
+__all__ = ["SHOUTS", "VOCABS", "soft_findings"]
 
 _SHOUTS = frozenset(
     {"IMPORTANT", "CRITICAL", "MANDATORY", "REQUIRED", "URGENT", "WARNING", "ATTENTION", "MUST", "NEVER"}
@@ -23,6 +23,9 @@ _MUST = vocab(
     "must|should|need to|have to|required|mandatory",
 )
 _ALWAYS_NEVER = vocab(r"\b(?:always|never)\b", "always|never")
+# The word lists and shouted words ``soft_findings`` looks for (``_plain`` must know them all).
+VOCABS = (_MUST, _ALWAYS_NEVER)
+SHOUTS = _SHOUTS
 _PADDING = re.compile(r"[ \t\u00a0\u3000]{120,}|(?:\n[ \t]*){12,}")
 _LONG = ((6000, 1.0), (3000, 0.67), (1500, 0.33))
 

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from itertools import islice
 
-__all__ = ["Disguise", "disguise", "fold", "humanise", "may_be_rot13", "plain", "rot13"]
+__all__ = ["ROT13_WORDS", "Disguise", "disguise", "fold", "humanise", "may_be_rot13", "plain", "rot13"]
 
 # Letters that render like Latin ones (a subset of Unicode's confusables.txt that covers the
 # scripts used for spoofing Latin text in practice).
@@ -126,6 +126,9 @@ def rot13(text: str) -> str:
 # Common English words as they read after rot13 ("the", "and", "you", "your", "with", "all", "for",
 # "this", "that", "to", "of"): a text that contains several of them may be rot13-encoded English.
 _ROT13_WORDS = frozenset({"gur", "naq", "lbh", "lbhe", "jvgu", "nyy", "sbe", "guvf", "gung", "gb", "bs"})
+
+
+ROT13_WORDS = _ROT13_WORDS  # what ``may_be_rot13`` looks for (``_plain`` refuses texts with one)
 
 
 def may_be_rot13(word_keys: frozenset[str]) -> bool:

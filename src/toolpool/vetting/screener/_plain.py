@@ -1,0 +1,68 @@
+"""Gate 9's one-pass check: a short, plain result that no detector can find anything in.
+
+Most results are a word, a number or a short sentence ("ok", "42", "Sent."). The fast path
+(``_fast.quiet_findings``) already proves that no word list matches them, but it builds a
+document and asks every detector that runs regardless (markup, tool mentions, soft signals):
+tens of microseconds on a call path that costs a few hundred. ``is_plain`` decides the same
+thing for short plain text in one compiled character-class match and one set lookup, by
+refusing every text in which any detector could start:
+
+- only printable ASCII letters, digits, spaces, line breaks and ``, . ; ? ( ) - + = / %``: no
+  hidden, look-alike or control character (characters, disguise, rot13's second reading needs
+  words, see below), no markup (``< [ { #``), no role label or link (``:``), no address
+  (``@``), no quote mark (tool mentions), no alarm (``!``);
+- no match of any word list the fast path knows (the triggers, the soft lists, the role
+  labels), found as the detectors find them (``Triggers.match``, ``Doc.finditer``), no rot13
+  marker word, no shouted word, no word "tool";
+- nothing an encoded payload could be made of (``_decode``'s candidate run), and no padding.
+
+Whatever it refuses goes on to the fast path and the full screen as before: ``is_plain`` only
+ever answers "nothing to find". Tests draw texts from every needle of every word list and
+compare the verdicts, and fail when a word list is added that this module does not know.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolpool.vetting.screener import _markup, _soft, _text
+from toolpool.vetting.screener._decode import CANDIDATE
+from toolpool.vetting.screener._doc import Doc, Part
+from toolpool.vetting.screener._fast import PEER_TRIGGERS, TOOL_TRIGGERS, Triggers
+from toolpool.vetting.screener._vocab import Vocab
+
+__all__ = ["PLAIN_MAX_CHARS", "is_plain"]
+
+# Longer results nearly always hold a word some list knows; the check would be work done twice.
+PLAIN_MAX_CHARS = 200
+_PLAIN = re.compile(r"[A-Za-z0-9 ,.;?()+=/%\n-]*")
+# ``_soft``'s padding: twelve line breaks, or 120 spaces in a row.
+_NEWLINES = 12
+_SPACES = " " * 120
+
+
+def _vocabs() -> tuple[Vocab, ...]:
+    # Every list the fast path consults, and those whose detectors it runs as they are.
+    lists = (*TOOL_TRIGGERS.vocabs, *PEER_TRIGGERS.vocabs, *_soft.VOCABS, *_markup.VOCABS)
+    return tuple({id(vocab): vocab for vocab in lists}.values())
+
+
+# Every list the fast path consults or whose detector it runs as it is, indexed by needle.
+_LISTS = Triggers(_vocabs())
+# Words that make a detector look further without a word list: rot13's markers, shouts, "tool".
+_WORDS = frozenset(_text.ROT13_WORDS | {word.lower() for word in _soft.SHOUTS} | {"tool"})
+_CAPITALS = re.compile(r"[A-Z]{3,}")
+
+
+def is_plain(text: str) -> bool:
+    """Whether ``text`` is a short plain result in which no detector can find anything."""
+    if len(text) > PLAIN_MAX_CHARS or _PLAIN.fullmatch(text) is None or text.count("\n") >= _NEWLINES:
+        return False
+    if _SPACES in text or CANDIDATE.search(text) is not None:
+        return False
+    if any(run.group() in _soft.SHOUTS for run in _CAPITALS.finditer(text)):
+        return False
+    doc = Doc(text, (Part("result", text),), [0])  # one part: no sentence needs finding
+    if not doc.word_keys().isdisjoint(_WORDS):
+        return False
+    return not _LISTS.match(doc)
