@@ -8,8 +8,9 @@ Arms, interleaved in blocks with the order rotating every round, each call timed
 CPU time per call over each arm's blocks):
 
 - ``store.tools.is_enabled`` for an enabled tool, and for a disabled one (one query);
-- ``store.cached.is_enabled``, which a pool calls (on SQLite the same query: see
-  ``toolpool.store._enabled_cache`` for why; on PostgreSQL memory after the NOTIFY count);
+- ``store.cached.is_enabled``, which a pool calls (on SQLite memory while the WAL index's
+  header reads the same, ``toolpool.store._wal_signal``; on PostgreSQL memory after the
+  NOTIFY count);
 - ``store.releases.version`` (a query), and ``store.cached.release``;
 - ``PRAGMA data_version`` alone, on a plain connection, and ``os.stat`` of the file: the
   two parts of the signal;

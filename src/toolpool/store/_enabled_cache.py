@@ -11,12 +11,15 @@ whatever its size. Another process's change is seen within a notification's deli
 most ``FALLBACK_POLL_S`` while the listener is down, ``SAFETY_POLL_S`` if notifications are
 lost silently (see ``_release_listener``); this process's own changes at once.
 
-SQLite: the signal would be ``PRAGMA data_version`` (it changes when another connection
-commits), but measured through Python's sqlite3 it costs 70 % of the indexed query itself,
-and after any commit (a call record, an audit event) the newest release must be read too:
-the memory path was 1.2x the query with nothing written and 2x under a writer
-(``bench/gate3_store.py``). So each answer is one query on the gate's connection, which is
-never stale: every answer follows every commit made before it was asked.
+SQLite: the signal is the header of the WAL index (``_wal_signal``): every commit of every
+connection rewrites it, and one ``pread`` reads it for a tenth of an indexed query (``PRAGMA
+data_version``, the SQL way to ask the same, costs 70 % of the query through Python's sqlite3,
+which is why this path once queried on every answer; ``bench/gate3_store.py``). Each answer
+is kept with the header read *before* the query that made it, and given again only while the
+header reads the same and the gate's connections stayed open: nothing can have been committed
+since the query, so an answer is never stale. Any other state — a header caught mid-write, no
+WAL index, a connection replaced — and the answer is one query on the gate's connection, as
+before.
 
 If the database cannot answer, gate 3 answers False (fails closed) and ``release`` raises.
 """
@@ -32,6 +35,7 @@ from sqlalchemy import Engine
 from toolpool.errors import UsageError
 from toolpool.store._gate import Gate
 from toolpool.store._release_listener import ReleaseListener
+from toolpool.store._wal_signal import WalSignal
 
 __all__ = ["EnabledCache"]
 
@@ -53,7 +57,7 @@ class EnabledCache:
     stale on SQLite and stale by a bounded time on PostgreSQL; thread-safe."""
 
     _direct: bool
-    """SQLite: every answer is one query (see the module's docstring)."""
+    """SQLite: an answer is kept only under the WAL index's header (see the module's docstring)."""
 
     def __init__(self, engine: Engine, gate: Gate, commits: Callable[[], int]) -> None:
         self._engine = engine
@@ -66,6 +70,10 @@ class EnabledCache:
         self._head: tuple[int, str] | None = None
         self._answers: dict[tuple[str, str], bool] = {}
         self._closed = False
+        # SQLite: (header, answer) by question, and the ``Gate.connects`` the signal was armed at.
+        self._wal = WalSignal(engine.url.database if self._direct else None)
+        self._kept: dict[Hashable, tuple[bytes, Any]] = {}
+        self._armed = -1
 
     @property
     def release(self) -> int:
@@ -75,7 +83,15 @@ class EnabledCache:
             UsageError: the store is closed or the database cannot answer.
         """
         if self._direct:
-            return int(self._query(self._gate.version_sql, ()) or 0)
+            if self._closed:
+                raise UsageError("the store is closed")
+            try:
+                row = self._remembered("release", self._gate.version_sql, ())
+            except UsageError:
+                raise
+            except Exception as exc:
+                raise UsageError(f"the store cannot answer: {type(exc).__name__}") from exc
+            return int((row[0] if row is not None else None) or 0)
         with self._lock:
             head = self._fresh()
         if head is None:
@@ -94,7 +110,7 @@ class EnabledCache:
             if self._closed:
                 raise UsageError("the store is closed")
             try:
-                return self._gate.fetchone(self._gate.enabled_sql, key) is not None
+                return self._remembered(key, self._gate.enabled_sql, key) is not None
             except UsageError:
                 raise
             except Exception:
@@ -121,6 +137,8 @@ class EnabledCache:
             self._closed = True
             source, self._source = self._source, None
             self._forget()
+            self._kept.clear()
+        self._wal.close()
         if source is not None:
             source.close()
 
@@ -145,21 +163,35 @@ class EnabledCache:
         self._stamp = stamp
         return head
 
-    def _query(self, sql: str, parameters: tuple[str, ...]) -> Any:
-        """The first column of ``sql``'s first row (None without one), on the gate's connection.
+    def _remembered(self, question: Hashable, sql: str, parameters: tuple[str, ...]) -> Any:
+        """The first row of ``sql`` (or None) on the gate's connection, kept under the WAL
+        index's header read before it, and given again while that header stays the same.
+
+        Lock-free: an answer is stored with the header it was asked under and given only for
+        that header, so two threads can at worst ask again.
 
         Raises:
-            UsageError: the store is closed, or the database cannot answer (twice).
+            UsageError: the gate is closed.
+            Exception: the driver's own error when the database fails twice.
         """
-        if self._closed:
-            raise UsageError("the store is closed")
-        try:
-            row = self._gate.fetchone(sql, parameters)
-        except UsageError:
-            raise
-        except Exception as exc:
-            raise UsageError(f"the store cannot answer: {type(exc).__name__}") from exc
-        return None if row is None else row[0]
+        armed = self._armed == self._gate.connects
+        header = self._wal.header() if armed else None
+        if header is not None:
+            kept = self._kept.get(question)
+            if kept is not None and kept[0] == header:
+                return kept[1]
+        answer = self._gate.fetchone(sql, parameters)
+        connects = self._gate.connects
+        if header is not None and connects == self._armed:
+            if len(self._kept) >= _MAX_ANSWERS:
+                self._kept.clear()
+            self._kept[question] = (header, answer)
+        elif connects != self._armed:
+            # A gate connection holds the database open now (it just answered), so the index
+            # file opened now is the one it maps; until it is replaced, the header can vouch.
+            self._wal.rearm()
+            self._armed = connects
+        return answer
 
     def _forget(self) -> None:
         self._stamp, self._head = object(), None

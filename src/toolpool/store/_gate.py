@@ -30,6 +30,9 @@ class Gate:
         self._lock = threading.Lock()
         self._open: dict[int, tuple[threading.Thread, Any]] = {}
         self._closed = False
+        self.connects = 0
+        """Connections opened or dropped so far: while it stays the same, every connection the
+        gate had stayed open (``EnabledCache`` trusts SQLite's change signal only then)."""
         # The placeholders are the driver's paramstyle; the values are always bound parameters.
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self.enabled_sql = (
@@ -64,6 +67,7 @@ class Gate:
             self._closed = True
             connections = [connection for _, connection in self._open.values()]
             self._open.clear()
+            self.connects += 1
         for connection in connections:
             _close_quietly(connection)
 
@@ -78,6 +82,7 @@ class Gate:
                 _close_quietly(connection)
                 raise UsageError("the store is closed")
             self._open[threading.get_ident()] = (threading.current_thread(), connection)
+            self.connects += 1
         self._local.connection = connection
         return connection
 
@@ -85,6 +90,7 @@ class Gate:
         self._local.connection = None
         with self._lock:
             self._open.pop(threading.get_ident(), None)
+            self.connects += 1
         _close_quietly(connection)
 
     def _reap(self) -> None:
@@ -92,6 +98,7 @@ class Gate:
         for ident, (thread, connection) in list(self._open.items()):
             if not thread.is_alive():
                 del self._open[ident]
+                self.connects += 1
                 _close_quietly(connection)
 
 

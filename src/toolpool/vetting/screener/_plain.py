@@ -60,7 +60,9 @@ def is_plain(text: str) -> bool:
         return False
     if _SPACES in text or CANDIDATE.search(text) is not None:
         return False
-    if any(run.group() in _soft.SHOUTS for run in _CAPITALS.finditer(text)):
+    if _CAPITALS.search(text) is not None and any(
+        run.group() in _soft.SHOUTS for run in _CAPITALS.finditer(text)
+    ):
         return False
     doc = Doc(text, (Part("result", text),), [0])  # one part: no sentence needs finding
     if not doc.word_keys().isdisjoint(_WORDS):
