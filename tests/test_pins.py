@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
 from toolpool import ConfigEnablement, PolicyRefusal, Pool, PublishedTool, Ticket
+from toolpool.store import Store
 from toolpool.testing import EventRecorder
 from toolpool.vetting import PassingScreener
 from toolpool.vetting.pins import ANNOTATIONS, INSTRUCTIONS_OR_URLS, SCHEMA, WORDING, classify_change
@@ -128,3 +129,19 @@ async def test_r8_annotations_grant_nothing_a_read_only_hint_leaves_a_write_tool
     assert tool.effect == "write" and tool.annotations["readOnlyHint"] is True
     assert first.ok
     assert second.code == "tainted_argument"  # gate 6 guards it as the write tool it is
+
+
+async def test_r7_a_first_connect_pins_all_of_a_servers_tools_in_one_release(tmp_path: Path) -> None:
+    names = [f"t{n:03d}" for n in range(60)]
+    spec = write_spec(tmp_path, pages=[[tool_def(name) for name in names]])
+    policy = {name: {"action": f"wide.{name}", **READ} for name in names}
+    config = write_config(tmp_path, scripted_server("wide", spec, policy))
+    async with Pool(config) as pool:
+        with anyio.fail_after(60):
+            await pool.connect("wide")
+        assert len(pool.snapshot()) == len(names)
+    with Store.open(config.store_url) as store:
+        pinned = [event for event in store.audit.audit_events() if event.action == "tool.approve_pin"]
+        assert sorted(event.resource for event in pinned) == [f"wide/{name}" for name in names]
+        assert len({event.detail["release"] for event in pinned}) == 1  # one release, not sixty
+        assert all(store.pins.pin_of("wide", name) is not None for name in names)

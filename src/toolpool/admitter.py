@@ -143,9 +143,10 @@ class Admitter:
     def settle(self, spec: ServerSpec, admission: Admission) -> None:
         """After an admission: trust on first use for unpinned exposed tools (R7), and keep
         each quarantined tool's new definition until someone approves it."""
-        for tool in admission.exposed:
-            if self._pins.pin_of(spec.alias, tool.remote_name) is None:
-                self._pins.approve(spec.alias, tool.remote_name, admission.published[tool.remote_name])
+        # All at once: one release for a server's new tools, not one per tool (R7 unchanged).
+        self._pins.trust_first(
+            spec.alias, [admission.published[tool.remote_name] for tool in admission.exposed]
+        )
         for name, _ in admission.quarantined:
             self._quarantined[(spec.alias, name)] = admission.published[name]
         self._listed_tokens[spec.alias] = listing_tokens(list(admission.published.values()))

@@ -47,7 +47,10 @@ async def import_alias(pool: Pool, store: Store, alias: str, actor: str) -> Impo
             )
         )
     store.tools.record_import(alias, imported, actor)
-    for tool in published:
-        if tool.name not in changed and store.pins.pin_of(alias, tool.name) is None:
-            store.pins.approve_pin(alias, tool.name, tool.definition(), tool.definition_hash(), actor)
+    first = [
+        (tool.name, tool.definition(), tool.definition_hash())
+        for tool in published
+        if tool.name not in changed
+    ]
+    store.pins.approve_first(alias, first, actor)  # those without a pin yet, in one release
     return ImportResult(alias, tuple(imported), changed)

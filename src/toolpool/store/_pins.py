@@ -8,14 +8,14 @@ after a change; a ``pin`` in the configuration is trusted local policy and wins
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select, update
 
 from toolpool._hashing import definition_hash as hash_of
 from toolpool.errors import UsageError
-from toolpool.store._changes import change_tool, check_alias, check_tool, ensure_server
+from toolpool.store._changes import change_tool, check_alias, check_tool, ensure_server, write_release
 from toolpool.store._codec import canonical, plain
 from toolpool.store._database import Database
 from toolpool.store._rows import where_tool
@@ -80,6 +80,62 @@ class ToolPins:
             }
             change_tool(tx, alias, name, actor, "tool.approve_pin", values, {"hash": definition_hash})
 
+    def approve_first(
+        self, alias: str, definitions: Sequence[tuple[str, Mapping[str, Any], str]], actor: str
+    ) -> int | None:
+        """Trust on first use for many tools of ``alias`` at once: each (name, definition,
+        hash) whose tool has no pin yet is pinned, in one transaction with one release (a
+        release per tool would store the whole state once per tool: quadratic in a server's
+        tools). One ``tool.approve_pin`` event per tool pinned, as ``approve_pin`` writes. A
+        tool pinned meanwhile (by another process) keeps its pin. The release written, or None.
+
+        Raises:
+            UsageError: a bad name, or a hash that is not its definition's (nothing is written).
+        """
+        check_alias(alias)
+        wanted: dict[str, tuple[str, str]] = {}
+        for name, definition, definition_hash in definitions:
+            check_tool(alias, name, definition_hash)
+            if hash_of(definition) != definition_hash:
+                raise UsageError(f"{alias}/{name}: the pin's hash does not match its definition")
+            wanted[name] = (definition_hash, canonical(plain(definition)))
+        if not wanted:
+            return None
+        with self._db.write() as tx:
+            ensure_server(tx, alias)
+            rows = tx.connection.execute(
+                select(tool_states.c.name, tool_states.c.approved_hash).where(tool_states.c.alias == alias)
+            ).all()
+            known = {row.name: row.approved_hash for row in rows}
+            new = [{"alias": alias, "name": name} for name in wanted if name not in known]
+            if new:
+                tx.connection.execute(insert(tool_states), new)
+            first = [name for name in wanted if known.get(name) is None]
+            if not first:
+                return None
+            tx.connection.execute(
+                update(tool_states)
+                .where(tool_states.c.alias == alias, tool_states.c.name == bindparam("tool"))
+                .values(
+                    approved_hash=bindparam("hash"),
+                    approved_definition=bindparam("definition"),
+                    pinned_by=actor,
+                    pinned_at=tx.at,
+                    changed_at=tx.at,
+                    changed_by=actor,
+                ),
+                [{"tool": name, "hash": wanted[name][0], "definition": wanted[name][1]} for name in first],
+            )
+            release = write_release(tx, actor, f"tool.approve_pin {alias} ({len(first)} tools)")
+            for name in first:
+                tx.append(
+                    actor,
+                    "tool.approve_pin",
+                    f"{alias}/{name}",
+                    {"hash": wanted[name][0], "release": release},
+                )
+            return release
+
     def as_pins(self, actor: str) -> StorePins:
         """These pins behind ``toolpool.vetting.Pins``; approvals are recorded as ``actor``."""
         return StorePins(self, actor)
@@ -98,6 +154,10 @@ class StorePins:
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
         self._pins.approve_pin(alias, remote_name, tool.definition(), tool.definition_hash(), self._actor)
 
+    def trust_first(self, alias: str, tools: Sequence[PublishedTool]) -> None:
+        definitions = [(tool.name, tool.definition(), tool.definition_hash()) for tool in tools]
+        self._pins.approve_first(alias, definitions, self._actor)
+
 
 class ConfigFirstPins:
     """Pins from the configuration first, then from ``stored``."""
@@ -115,3 +175,9 @@ class ConfigFirstPins:
         if (alias, remote_name) in self._configured:
             raise UsageError(f"{alias}/{remote_name} is pinned in the configuration; change its `pin` there")
         self._stored.approve(alias, remote_name, tool)
+
+    def trust_first(self, alias: str, tools: Sequence[PublishedTool]) -> None:
+        """The configuration's pins stay where they are; the rest are trusted on first use."""
+        self._stored.trust_first(
+            alias, [tool for tool in tools if (alias, tool.name) not in self._configured]
+        )

@@ -14,7 +14,7 @@ management plane's store plugs in behind the same protocol.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -55,6 +55,10 @@ class Pins(Protocol):
 
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None: ...
 
+    def trust_first(self, alias: str, tools: Sequence[PublishedTool]) -> None:
+        """Pin each of ``tools`` (by its remote name) that has no pin yet, all at once."""
+        ...
+
 
 class MemoryPins:
     """Pins from the configuration, plus trust on first use for the pool's lifetime."""
@@ -70,6 +74,11 @@ class MemoryPins:
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
         """Pin ``tool``'s current definition (approve a change, or trust it first)."""
         self._pins[(alias, remote_name)] = Pin(tool.definition_hash(), tool.definition())
+
+    def trust_first(self, alias: str, tools: Sequence[PublishedTool]) -> None:
+        for tool in tools:
+            if (alias, tool.name) not in self._pins:
+                self.approve(alias, tool.name, tool)
 
 
 def classify_change(old: Mapping[str, Any] | None, new: PublishedTool, screener: Screener) -> tuple[str, ...]:
