@@ -81,3 +81,19 @@ def test_r7_first_use_leaves_the_configurations_pins_to_the_configuration(store:
     memory.trust_first("wide", tools)
     assert memory.pin_of("wide", "tool_000") == Pin("sha256:" + "1" * 64)
     assert memory.pin_of("wide", "tool_001") == Pin(tools[1].definition_hash(), tools[1].definition())
+
+
+def test_r7_a_servers_pins_are_read_at_once_as_one_by_one(store: Store) -> None:
+    store.pins.approve_first("wide", _definitions(5), actor="pool")
+    store.pins.approve_first("narrow", _definitions(2), actor="pool")
+    at_once = store.pins.pins_of("wide")
+    assert sorted(at_once) == [f"tool_{n:03d}" for n in range(5)]
+    assert all(at_once[name] == store.pins.pin_of("wide", name) for name in at_once)
+    configured = {("wide", "tool_000"): "sha256:" + "1" * 64, ("narrow", "tool_001"): "sha256:" + "2" * 64}
+    pins = ConfigFirstPins(configured, store.pins.as_pins(actor="pool"))
+    overlaid = pins.pins_of("wide")
+    assert overlaid["tool_000"] == Pin("sha256:" + "1" * 64) == pins.pin_of("wide", "tool_000")
+    assert {name: overlaid[name] for name in overlaid if name != "tool_000"} == {
+        name: pin for name, pin in at_once.items() if name != "tool_000"
+    }
+    assert store.pins.pins_of("nobody") == {}

@@ -52,6 +52,27 @@ class ToolPins:
         definition = None if row.approved_definition is None else json.loads(row.approved_definition)
         return StoredPin(row.approved_hash, definition, row.pinned_by, row.pinned_at)
 
+    def pins_of(self, alias: str) -> dict[str, StoredPin]:
+        """Every approved definition of ``alias``'s tools, by name, in one read."""
+        query = select(
+            tool_states.c.name,
+            tool_states.c.approved_hash,
+            tool_states.c.approved_definition,
+            tool_states.c.pinned_by,
+            tool_states.c.pinned_at,
+        ).where(tool_states.c.alias == alias, tool_states.c.approved_hash.is_not(None))
+        with self._db.read() as connection:
+            rows = connection.execute(query).all()
+        return {
+            row.name: StoredPin(
+                row.approved_hash,
+                None if row.approved_definition is None else json.loads(row.approved_definition),
+                row.pinned_by,
+                row.pinned_at,
+            )
+            for row in rows
+        }
+
     def approve_pin(
         self, alias: str, name: str, definition: Mapping[str, Any], definition_hash: str, actor: str
     ) -> None:
@@ -151,6 +172,9 @@ class StorePins:
     def pin_of(self, alias: str, remote_name: str) -> Pin | None:
         return self._pins.pin_of(alias, remote_name)
 
+    def pins_of(self, alias: str) -> Mapping[str, Pin]:
+        return self._pins.pins_of(alias)
+
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
         self._pins.approve_pin(alias, remote_name, tool.definition(), tool.definition_hash(), self._actor)
 
@@ -169,6 +193,12 @@ class ConfigFirstPins:
     def pin_of(self, alias: str, remote_name: str) -> Pin | None:
         pinned = self._configured.get((alias, remote_name))
         return Pin(pinned) if pinned is not None else self._stored.pin_of(alias, remote_name)
+
+    def pins_of(self, alias: str) -> Mapping[str, Pin]:
+        configured = {
+            name: Pin(pinned) for (owner, name), pinned in self._configured.items() if owner == alias
+        }
+        return {**self._stored.pins_of(alias), **configured}
 
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
         """Raises UsageError for a tool pinned in the configuration: change the pin there."""

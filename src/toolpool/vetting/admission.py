@@ -86,12 +86,13 @@ def vet(
     own = {tool.name for tool in published}
     others = frozenset(peer for peer in peers if (peer.name if isinstance(peer, Peer) else peer) not in own)
     verdicts: dict[str, Verdict] = {}
+    pinned = pins.pins_of(spec.alias) if pins is not None else {}  # one read for the whole server
     for tool in published:
         policy = spec.tools[tool.name]
         if policy.forbidden:
             continue
         verdict = verdicts[tool.name] = screener.screen_tool(tool, others)
-        pin = pins.pin_of(spec.alias, tool.name) if pins is not None else None
+        pin = pinned.get(tool.name)
         if pin is not None and pin.hash != tool.definition_hash():
             quarantined.append((tool.name, classify_change(pin.definition, tool, screener)))
             continue

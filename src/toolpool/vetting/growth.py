@@ -61,8 +61,9 @@ def pinned_tokens(spec: ServerSpec, pins: Pins) -> int:
     """The estimated tokens of the approved definitions of ``spec``'s tools (0 when no pin
     keeps its definition)."""
     total = 0
+    pinned = pins.pins_of(spec.alias)
     for name in spec.tools:
-        pin = pins.pin_of(spec.alias, name)
+        pin = pinned.get(name)
         if pin is not None and pin.definition is not None:
             total += definition_tokens(pin.definition)
     return total
@@ -80,7 +81,8 @@ def growth_of(
     (the last approved listing; 0: unknown), or None when it did not."""
     policy: Mapping[str, object] = spec.tools
     unnamed = [tool.name for tool in published if tool.name not in policy]
-    pinned = sum(1 for name in policy if pins.pin_of(spec.alias, name) is not None)
+    known = pins.pins_of(spec.alias)
+    pinned = sum(1 for name in policy if name in known)
     size = listing_tokens(published) if tokens is None else tokens
     reasons = []
     if unnamed:

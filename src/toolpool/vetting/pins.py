@@ -53,6 +53,10 @@ class Pins(Protocol):
 
     def pin_of(self, alias: str, remote_name: str) -> Pin | None: ...
 
+    def pins_of(self, alias: str) -> Mapping[str, Pin]:
+        """Every pin of ``alias``'s tools by remote name, read at once (vetting a whole server)."""
+        ...
+
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None: ...
 
     def trust_first(self, alias: str, tools: Sequence[PublishedTool]) -> None:
@@ -70,6 +74,9 @@ class MemoryPins:
 
     def pin_of(self, alias: str, remote_name: str) -> Pin | None:
         return self._pins.get((alias, remote_name))
+
+    def pins_of(self, alias: str) -> Mapping[str, Pin]:
+        return {name: pin for (owner, name), pin in self._pins.items() if owner == alias}
 
     def approve(self, alias: str, remote_name: str, tool: PublishedTool) -> None:
         """Pin ``tool``'s current definition (approve a change, or trust it first)."""
