@@ -71,6 +71,11 @@ _RUN_FETCHED = re.compile(
     r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
     r"\b(?:curl|wget)\b[^\n]{0,200}&&\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\biex\s*\("
 )
+# The model (or a tool it drives) as the one who runs it; an install line for people is honest.
+_BY_THE_MODEL = re.compile(
+    r"\b(?:assistant|agent|model|llm|ai)s?\b|\b(?:shell|terminal|command|exec\w*)\s+tool\b|\bthrough\s+(?:the\s+)?"
+    r"[\w-]+\s+tool\b"
+)
 # What a request for the person's consent looks like, for an answer given in their place.
 _CONSENT = re.compile(
     r"\b(?:confirm\w*|approv\w*|consent\w*|permission\w*|prompts?|dialogs?|asks?|asking|warn\w*|"
@@ -149,13 +154,14 @@ _CHANGE_NOTE = vocab(
     "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol",
 )
 # An answer to a confirmation given for the person: "reply yes", "approve it on their behalf".
+# Imperative only: "approves a pull request on the user's behalf" describes the tool's job.
 _ANSWERING = vocab(
     r"(?:^|(?<=[:;,(.!?\n-])\s*|\b(?:and|then|just|simply|always|please|to)\s+)(?:answer|reply|respond|say|click|"
-    r"press|type|tick|choose|select)\s+(?:with\s+)?[\"'`]?(?:yes|ok|okay|allow|approve|accept|confirm|agree|"
-    r"continue|proceed)\b|"
-    r"\b(?:answer\w*|repl(?:y|ies|ied|ying)|respond\w*|confirm\w*|click\w*|accept\w*|approv\w*|agree\w*|"
-    r"consent\w*)\s+(?:\w+\s+){0,3}?on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b",
-    "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf",
+    r"press|type|tick|choose|select|confirm|approve|accept|agree|consent)\s+(?:\w+\s+){0,3}?(?:(?:with\s+)?"
+    r"[\"'`]?(?:yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|"
+    r"their|his|her)\s+behalf\b|for\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b)",
+    "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf|them|him|her|user|person|human|"
+    "owner|customer",
 )
 _FLOW = vocab(
     _TRANSFER,
@@ -192,6 +198,7 @@ AFTER_A_TRIGGER = (
     _SURVEILLANCE,
     SELF_CHOICE,
     _RUN_FETCHED,
+    _BY_THE_MODEL,
     _CONSENT,
     FLOW_OBJECTS,
     PAYMENT_DESTINATION,
@@ -292,7 +299,7 @@ def _change(sentence: str) -> tuple[str, float] | None:
     leaves = DESTINATIONS.search(sentence) is not None and (_valuable(sentence) or _SEND.search(sentence))
     if leaves or _SURVEILLANCE.search(sentence) or (_valuable(sentence) and _SEND.search(sentence)):
         return ("changed_behaviour", 1.0)
-    if _RUN_FETCHED.search(sentence):
+    if _RUN_FETCHED.search(sentence) and _BY_THE_MODEL.search(sentence):
         return ("changed_behaviour", 1.0)
     return None
 
