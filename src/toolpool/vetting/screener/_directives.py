@@ -40,6 +40,7 @@ _PHRASES = (
     _p(
         "instruction_override",
         "ignore|disregard|forget|pay no attention|stop following|follow|set aside|override|bypass|circumvent|"
+        "disable|turn off|switch off|deactivate|suspend|relax|lower|"
         "no restrictions|no limits|no limitations|no rules|no guidelines|no filters|no boundaries|dan|jailbroken|"
         "unrestricted|unfiltered|free from|free of",
         r"\b(?:ignore|disregard|forget|pay\s+no\s+attention\s+to|stop\s+following|do\s+not\s+follow|"
@@ -58,7 +59,8 @@ _PHRASES = (
         r"(?:all\s+|any\s+)?(?:restrictions|rules|guidelines))\b|"
         r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s\s+(?:\w+\s+)?(?:requests?|questions?|instructions?|"
         r"wishes|messages?)\b|"
-        r"\b(?:override|bypass|circumvent)\s+(?:\w+\s+){0,2}?(?:(?:safety|security|content)\s+(?:\w+\s+)?"
+        r"\b(?:override|bypass|circumvent|disable|turn\s+off|switch\s+off|deactivate|suspend|relax|lower)\s+"
+        r"(?:\w+\s+){0,2}?(?:(?:safety|security|content)\s+(?:\w+\s+)?"
         r"(?:polic(?:y|ies)|guidelines|checks|filters|measures|rules|restrictions|protocols)|guardrails|"
         r"system\s+prompt|(?:previous|prior|original|system|your)\s+instructions|ethic\w*|safeguards)\b",
         0.7,
@@ -82,6 +84,7 @@ _PHRASES = (
     _p(
         "model_address",
         "note to|note for|notes for|instruction|directive|override|orders|hidden|if you are|dear|attention|hey|hello|reading this|"
+        "heads up|heads-up|listen|psst|reminder|hi|okay|ok|"
         "guidance|rules|assistant|claude|chatgpt|agent|ai|"
         "processing this|parsing this|seeing this|system message|system prompt|system instruction",
         r"\bnotes?\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistant|ai|model|llm|agent|claude|gpt|chatgpt|copilot|gemini|bot)s?\b|"
@@ -89,6 +92,9 @@ _PHRASES = (
         r"orders|guidance|rules)\s*[:\]]|(?:^|(?<=[.!?]\s)|(?<=\n))\s*(?:assistant|ai|claude|chatgpt|agent)\s*,\s|\bhidden\s+(?:directive|instructions?|commands?|task|prompt|orders?)\s*:|"
         r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|large\s+language\s+model|language\s+model|assistant|agent|bot|"
         r"chatbot)\b|\b(?:dear|attention|hey|hello)[,:]?\s+(?:ai|assistant|llm|model|agent|claude|chatgpt)\b|"
+        # Any greeting or call for attention, then the model named and a pause: "heads up, model:".
+        r"\b(?:heads[- ]up|listen|psst|reminder|hi|ok(?:ay)?)[,:]?\s+(?:the\s+)?(?:ai|assistant|llm|model|agent|bot|"
+        r"claude|chatgpt|gpt)s?\s*[:,!]|"
         r"\b(?:ai|llm|language\s+model|assistant)s?\s+(?:reading|processing|parsing|seeing)\s+this\b|"
         r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b"
         r"(?!\s+(?:text|template|field|value|string|setting|parameter|for\s+(?:the|your|a|an)\s+(?!assistant|ai|model)\w+))",

@@ -63,8 +63,11 @@ _REDIRECT = vocab(
     r"through\s+this|to\s+(?:me|us))\b|\b(?:route|redirect|reroute|divert|forward|send)\s+(?:all\s+|every\s+|any\s+|"
     r"the\s+)?(?:\w+\s+){0,2}?(?:requests?|calls?|traffic|queries|invocations)\s+to\s+[`'\"]?[\w.-]+_[\w.-]+|"
     r"\b(?:reroute|redirect|divert)\w*\s+(?:\w+\s+){0,3}?(?:destination|account|recipient|payment|funds|transfer|"
-    r"wallet)s?\b",
-    "route|redirect|divert|forward|send",
+    r"wallet)s?\b|"
+    # Work steered to this tool, whatever it is: "route FX questions to me", "steer them here".
+    r"\b(?:route|redirect|reroute|divert|steer|funnel|direct)\w*\s+(?:\w+\s+){0,4}?(?:here|to\s+(?:me|us|this\s+"
+    r"(?:tool|one|server)))\b",
+    "route|redirect|reroute|divert|forward|send|steer|funnel|direct",
 )
 # Changing who gets paid or mailed, and keeping the model away from another server.
 _CHANGE_PAYEE = vocab(

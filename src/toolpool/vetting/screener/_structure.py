@@ -90,18 +90,24 @@ _SEND = re.compile(
     r"beacon|report|sync|push|stream|carry|carrying|include|included|paste|copy|duplicate|embed|attach|"
     r"summari[sz]e|put)\w*\b"
 )
+# Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
+_STORE = r"\bback(?:s|ed|ing)?\s+up\b|\bstor(?:e|es|ed|ing)\b"
 # Any verb of transfer, for a flow to a literal destination ("cc'd to", "routed to", "written to").
 _TRANSFER = (
     _SEND.pattern
+    + "|"
+    + _STORE
     + r"|\b(?:rout|writ|wrote|b?cc|remit|deposit)\w*|\b(?:wir(?:e|es|ed|ing)|pa(?:y|ys|id|ying))\b"
 )
 
 _RIVALS = vocab(
     r"\b(?:other|competing|alternative|rival|remaining|older|existing|installed|similar)\s+(?:\w+\s+){0,2}?"
     r"\w+(?:s|ies)\b|\b(?:the|an?)\s+other\s+\w+|\bthe\s+rest\b|\balternatives\b|\ball\s+of\s+them\b|"
-    r"\b(?:any|every)\s+other\s+\w+|\b(?:a\s+)?different\s+\w+|\banother\s+\w+",
+    r"\b(?:any|every)\s+other\s+\w+|\b(?:a\s+)?different\s+\w+|\banother\s+\w+|\bothers\b|\bunofficial\s+\w+|"
+    # A named tool kept away: "do not bother with sentiment_v1".
+    r"\b(?:do\s+not|don't|never)\s+(?:bother\s+with|use|call|invoke|trust|rely\s+on|touch)\s+[`'\"]?[a-z][\w-]*[_.][\w.-]+",
     "other|competing|alternative|rival|remaining|older|existing|installed|similar|the rest|all of them|"
-    "different|another",
+    "different|another|others|unofficial|do not|don't|never",
 )
 _GLOBAL_ORDER = vocab(
     r"\b(?:before|prior\s+to|ahead\s+of|upon|on)\s+(?:\w+ing\s+)?(?:any|every|each|your\s+first|the\s+"
@@ -148,10 +154,12 @@ _CHANGE_NOTE = vocab(
     # Any version mark or note of change: "behaviour adjusted", "migration note", "release 2.1".
     r"behaviou?r\s+(?:adjusted|changed|updated|modified|revised|altered|tweaked)|(?:adjusted|modified|revised|"
     r"altered|tweaked)\s+behaviou?r|migration\s+notes?|breaking\s+changes?|(?:release|version|build|"
-    r"rev(?:ision)?)\s+v?\d+(?:\.\d+)+|v\d+(?:\.\d+)+|(?:store|api|schema|server|protocol)\s+v\d+)\b",
+    r"rev(?:ision)?)\s+v?\d+(?:\.\d+)+|v\d+(?:\.\d+)+|(?:store|api|schema|server|protocol)\s+v\d+|"
+    r"(?:update|upgrade|patch|edition)\s+v?\d+(?:\.\d+)*|(?:newer|new)\s+(?:\w+\s+)?(?:builds?|releases?|versions?))\b",
     "changelog|change log|note|behavio|going forward|now also|from now on|from here on|henceforth|starting|"
     "as of|effective|next|upcoming|future|later|coming|approval|review|approved|reviewed|adjusted|modified|"
-    "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol",
+    "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol|"
+    "update|upgrade|patch|edition|newer|new",
 )
 # An answer to a confirmation given for the person: "reply yes", "approve it on their behalf".
 # Imperative only: "approves a pull request on the user's behalf" describes the tool's job.
@@ -168,7 +176,7 @@ _FLOW = vocab(
     "send|sent|post|ship|deliver|mirror|forward|upload|transmit|relay|archiv|beacon|"
     "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put|submit|export|hand|"
     "pass|publish|expos|resend|echo|rout|writ|wrote|cc|bcc|remit|deposit|wire|wires|wired|wiring|pay|pays|"
-    "paid|paying",
+    "paid|paying|back|stor",
 )
 
 # A link or address given as a parameter's default or example: where the call sends by itself.
@@ -254,6 +262,8 @@ def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, in
         return None
     seen.add(key)
     start, end = doc.sentence(match.start())
+    if judge is _squatting and end < len(doc.text) and doc.part(end) is doc.part(start):
+        end = doc.sentence(end)[1]  # "Others are broken. Use this one.": the choice may follow
     verdict = judge(doc.lower[start:end])
     if verdict is None:
         return None
@@ -296,8 +306,10 @@ def _line_jump(sentence: str) -> tuple[str, float] | None:
 
 
 def _change(sentence: str) -> tuple[str, float] | None:
-    leaves = DESTINATIONS.search(sentence) is not None and (_valuable(sentence) or _SEND.search(sentence))
-    if leaves or _SURVEILLANCE.search(sentence) or (_valuable(sentence) and _SEND.search(sentence)):
+    valuable = _valuable(sentence) or PERSONAL_DATA.search(sentence) is not None
+    moves = _SEND.search(sentence) or re.search(_STORE, sentence)
+    leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
+    if leaves or _SURVEILLANCE.search(sentence) or (valuable and _SEND.search(sentence)):
         return ("changed_behaviour", 1.0)
     if _RUN_FETCHED.search(sentence) and _BY_THE_MODEL.search(sentence):
         return ("changed_behaviour", 1.0)

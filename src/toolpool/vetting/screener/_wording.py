@@ -46,7 +46,9 @@ OBJECTS = re.compile(
     r"\b(?:banking|bank|online\s+banking)\s+(?:logins?|credentials|passwords?|details|pins?)\b|"
     r"\b(?:microphone|camera|webcam|keystrokes?|screen\s+contents?|screenshots?|contact\s+list|"
     r"address\s+book|phone\s+numbers?|home\s+address(?:es)?)\b|"
-    r"\bopen\s+files\b|\bdocument'?s\s+content\b|\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|"
+    r"\bopen\s+files\b|\bdocument'?s\s+content\b|"
+    r"\b(?:your|their|his|her|the\s+user'?s)\s+(?:\w+\s+)?(?:documents|photos|pictures|downloads|desktop|home|"
+    r"music|videos)\s+(?:folder|directory|library)\b|\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|"
     r"files?|images?|photos?|messages?|e-?mails?|recordings?)\s+(?:\w+\s+){0,2}?(?:checked|scanned|"
     r"opened|processed|read|viewed|edited|sent|received)\b",
 )
@@ -56,11 +58,13 @@ BARE_SECRETS = re.compile(
 )
 # Where it goes: somewhere that is not the user (read only in a triggered sentence).
 DESTINATIONS = re.compile(
-    r"\b(?:https?|ftp|wss?)://|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|"
+    r"\b[a-z][a-z0-9+.-]{1,15}://|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|"
     r"(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.){1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|"
-    r"ru|cn|tk|top|link|live|online|tech)\b(?![\w-])|\b(?:\d{1,3}\.){3}\d{1,3}\b|"
+    r"ru|cn|tk|top|link|live|online|tech|cc|to|ly|gg|ws|pw|su|ir|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu|asia|club|"
+    r"store|shop|pro|space|fun|icu|buzz|click|cyou|vip|work|zip|mov)\b(?![\w-])|\b(?:\d{1,3}\.){3}\d{1,3}\b|"
     r"\b(?:our|the\s+vendor'?s|a\s+remote)\s+(?:\w+\s+)?(?:mirror|server|endpoint|collector|backend|"
-    r"cloud|team|dashboard|bucket|archive|service|api|host|cluster|storage|database|lab|partners?)s?\b|"
+    r"cloud|team|dashboard|bucket|archive|service|api|host|cluster|storage|database|lab|partners?|cdn)s?\b|"
+    r"\bto\s+(?:\w+\s+)?(?:partners|affiliates|sponsors|advertisers|data\s+brokers|resellers)\b|"
     r"\b(?:to|into|with|at|onto)\s+our\b|\bupstream\b|\b(?:an?|our|the|some)\s+(?:third[- ]party\s+|"
     r"external\s+|outside\s+)?(?:partners?|advertis\w+|data\s+brokers?|sponsors?|affiliates?)\b|"
     r"\b(?:into|as)\s+[`'\"][\w-]+[`'\"]|\b(?:pass|put|include|place|paste|write|stash)\w*\s+(?:[\w']+\s+){0,8}?"
@@ -89,7 +93,8 @@ PERSONAL_DATA = re.compile(
     r"files?|documents?|histor\w+|details|data|records?|credentials|ssn|ids?)\b|"
     r"\b(?:postal|home|billing|mailing|street)\s+address(?:es)?\b|\b(?:date\s+of\s+birth|birth\s*dates?|"
     r"passports?|national\s+ids?|tax\s+ids?|incomes?|salar(?:y|ies)|medical\s+(?:records?|history)|"
-    r"diagnos[ie]s)\b"
+    r"diagnos[ie]s|gps|geolocation|exif)\b|\blocation\s+(?:data|history|trail)\b|"
+    r"\b(?:customer|client|patient|member|employee|applicant|account\s+holder)\s+(?:records?|profiles?|details)\b"
 )
 # Valuable in a flow to a literal destination, too common to mark an order or a change alone: the
 # body of someone's correspondence ("a copy of the thread") and money ("amounts", "funds").
@@ -97,14 +102,18 @@ FLOW_OBJECTS = re.compile(
     r"\b(?:cop(?:y|ies)|contents?|bod(?:y|ies)|full\s+text|transcripts?|participants|attachments?)\s+of\s+"
     r"(?:the|this|that|each|every|their|its|a|an)\s+(?:\w+\s+)?(?:threads?|e-?mails?|mails?|messages?|inbox|"
     r"chats?|conversations?|documents?|notes?|calendar|contacts?|recordings?|meetings?|letters?|memos?|"
-    r"faxes|dms?|texts?|sms)\b|"
+    r"faxes|dms?|texts?|sms|images?|photos?|pictures?|videos?|files?)\b|"
+    r"\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|files?|images?|photos?|pictures?|recordings?)\b|"
     r"\b(?:amounts?|funds|payments?|money|payouts?|deposits?)\b"
 )
 # A person's own secret, as something to ask for or collect: "their brokerage login".
 PERSONAL_SECRETS = re.compile(
     r"\b(?:their|his|her|your|the\s+(?:user|person|human|customer)'?s?)\s+(?:\w+\s+){0,2}?(?:logins?|"
     r"passwords?|passcodes?|pins?|credentials|one-time\s+codes?|2fa\s+codes?|otps?|seed\s+phrases?|"
-    r"recovery\s+(?:phrases?|codes?)|card\s+(?:numbers?|details)|cvvs?|security\s+(?:answers?|questions?))\b"
+    r"recovery\s+(?:phrases?|codes?)|card\s+(?:numbers?|details)|cvvs?|security\s+(?:answers?|questions?))\b|"
+    # Asked as a question: where they live, what they earn.
+    r"\bwhere\s+(?:they|he|she|you)\s+(?:live|lives|work|works|bank|banks|sleep|sleeps)\b|"
+    r"\b(?:what|how\s+much)\s+(?:they|he|she|you)\s+(?:earns?|makes?|owns?|owes?|saves?)\b"
 )
 # An order that shapes every reply of the model ("prefix every answer with …", "open each reply by
 # …"): it applies whatever the call. Base forms only: "prefixes each response" describes the tool.
@@ -144,7 +153,9 @@ RUN_DOWN = re.compile(
     r"insecure|compromised|counterfeit|mistranslat\w*|inaccurate|abandoned|discontinued|unsafe|"
     r"untrustworthy|impostors?|knock-?offs?|defunct|buggy|leak\w*|crash\w*|delayed|wrong|flaky|"
     r"dangerous|malicious|fake|slow|stale|incorrect|fails?|failing|errors?|hijacked|spying|unmaintain\w*|"
-    r"inaccura\w*|unreliab\w*|insecur\w*|outdat\w*|obsolet\w*)\b|"
+    r"inaccura\w*|unreliab\w*|insecur\w*|outdat\w*|obsolet\w*|lag\w*|scraped|clones?|phishing|garbage|junk|useless|"
+    r"worse|inferior|hallucinat\w*|unverified|bootleg\w*|pirated|spoofed|sketchy|shady|scam\w*|bogus|"
+    r"sloppy|subpar|second-rate)\b|"
     # A defect stated as a reading that is off, or as something they are known to do wrong.
     r"\b(?:run|runs|running|are|is|read|reads|come|comes)\s+(?:\w+\s+){0,3}?(?:off|low|high|behind)\b|"
     r"\bknown\s+to\s+(?:be\s+)?(?:\w+\s+)?(?:off|wrong|fail\w*|break\w*|crash\w*|drift\w*|lag\w*|err\w*|"
@@ -159,7 +170,11 @@ CHOICE = re.compile(
     r"approved|trusted|supported|reliable|accurate|correct|sanctioned|certified|safe)\b|"
     r"\b(?:do|does|should|must|shall)\s+not\s+(?:go|be\s+(?:sent|routed|used|called|given|passed)|use|call|rely|"
     r"route|send|pass)\b|\b(?:never|don't)\s+(?:go|use|call|rely|route|send|pass|pick|choose)\b|"
-    r"\bstay\s+away\b|\bsteer\s+clear\b|\b(?:rather\s+than|over)\s+(?:them|those|these)\b"
+    r"\bstay\s+away\b|\bsteer\s+clear\b|\b(?:rather\s+than|over)\s+(?:them|those|these)\b|"
+    r"\brefus\w*\s+(?:to\s+)?(?:call|use|run|invoke|touch)\b|\bdefault\s+to\s+(?:it|this|me|us)\b|"
+    # Telling the person the others are not there.
+    r"\btell\s+(?:the\s+\w+|them)\s+(?:that\s+)?(?:they|it|those|these|the\s+others?)\s+(?:are|is)\s+(?:unavailable|"
+    r"offline|down|broken|disabled|missing|gone|deprecated)\b"
 )
 SELF_CHOICE = re.compile(
     r"\bthis\s+(?:one|tool)\b|\bhere\b|\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|"
