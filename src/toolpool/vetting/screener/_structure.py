@@ -76,6 +76,14 @@ _BY_THE_MODEL = re.compile(
     r"\b(?:assistant|agent|model|llm|ai)s?\b|\b(?:shell|terminal|command|exec\w*)\s+tool\b|\bthrough\s+(?:the\s+)?"
     r"[\w-]+\s+tool\b"
 )
+_ASKS_THE_PERSON = re.compile(
+    r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
+)
+_FOR_THEM = re.compile(r"\bbehalf\b|\bfor\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b")
+# Recording that waits for the person's own act is their choice, not surveillance.
+_THEIR_ACT = re.compile(
+    r"\bonly\s+(?:while|when|if|after|as\s+long\s+as)\s+(?:the\s+)?(?:user|person|human|you|they)\b"
+)
 # What a request for the person's consent looks like, for an answer given in their place.
 _CONSENT = re.compile(
     r"\b(?:confirm\w*|approv\w*|consent\w*|permission\w*|prompts?|dialogs?|asks?|asking|warn\w*|"
@@ -117,8 +125,8 @@ _GLOBAL_ORDER = vocab(
     r"\b(?:regardless|irrespective)\s+of\s+(?:which|what|the|any)\b|\bno\s+matter\s+(?:which|what)\b|"
     r"\b(?:whatever|whichever)\s+(?:the\s+)?\w+\s+(?:wants?|asks?|says?|needs?|requests?|types?|writes?)\b|"
     r"\b(?:whatever|whichever)\s+the\s+user\b|\bfor\s+the\s+(?:duration|length|rest|remainder)\s+of\s+"
-    r"(?:any|every|each|the|this)\s+(?:chat|conversation|session|dialog(?:ue)?)\b|\bthroughout\s+(?:the|any|"
-    r"every|each)\s+(?:\w+\s+)?(?:chat|conversation|session|dialog(?:ue)?)\b|\btop\s+priority\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
+    r"(?:any|every|each|the|this|your)\s+(?:chat|conversation|session|dialog(?:ue)?)\b|\bthroughout\s+(?:the|any|"
+    r"every|each|this|your)\s+(?:\w+\s+)?(?:chat|conversation|session|dialog(?:ue)?)\b|\btop\s+priority\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
     r"chat|dialog(?:ue)?)\b|"
     r"\bthe\s+(?:very\s+)?first\s+(?:step|thing|action)\s+(?:of|in)\s+(?:your|every|each|any)\b|"
     r"\bstanding\s+(?:rule|order|instruction)\b|\beffective\s+immediately\b|\bfor\s+(?:every|each|all|"
@@ -155,11 +163,12 @@ _CHANGE_NOTE = vocab(
     r"behaviou?r\s+(?:adjusted|changed|updated|modified|revised|altered|tweaked)|(?:adjusted|modified|revised|"
     r"altered|tweaked)\s+behaviou?r|migration\s+notes?|breaking\s+changes?|(?:release|version|build|"
     r"rev(?:ision)?)\s+v?\d+(?:\.\d+)+|v\d+(?:\.\d+)+|(?:store|api|schema|server|protocol)\s+v\d+|"
-    r"(?:update|upgrade|patch|edition)\s+v?\d+(?:\.\d+)*|(?:newer|new)\s+(?:\w+\s+)?(?:builds?|releases?|versions?))\b",
+    r"(?:update|upgrade|patch|edition)\s+v?\d+(?:\.\d+)*|(?:newer|new)\s+(?:\w+\s+)?(?:builds?|releases?|versions?)|"
+    r"since\s+v?\d+(?:\.\d+)+)\b",
     "changelog|change log|note|behavio|going forward|now also|from now on|from here on|henceforth|starting|"
     "as of|effective|next|upcoming|future|later|coming|approval|review|approved|reviewed|adjusted|modified|"
     "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol|"
-    "update|upgrade|patch|edition|newer|new",
+    "update|upgrade|patch|edition|newer|new|since",
 )
 # An answer to a confirmation given for the person: "reply yes", "approve it on their behalf".
 # Imperative only: "approves a pull request on the user's behalf" describes the tool's job.
@@ -207,6 +216,9 @@ AFTER_A_TRIGGER = (
     SELF_CHOICE,
     _RUN_FETCHED,
     _BY_THE_MODEL,
+    _ASKS_THE_PERSON,
+    _FOR_THEM,
+    _THEIR_ACT,
     _CONSENT,
     FLOW_OBJECTS,
     PAYMENT_DESTINATION,
@@ -309,7 +321,8 @@ def _change(sentence: str) -> tuple[str, float] | None:
     valuable = _valuable(sentence) or PERSONAL_DATA.search(sentence) is not None
     moves = _SEND.search(sentence) or re.search(_STORE, sentence)
     leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
-    if leaves or _SURVEILLANCE.search(sentence) or (valuable and _SEND.search(sentence)):
+    watches = _SURVEILLANCE.search(sentence) is not None and not _THEIR_ACT.search(sentence)
+    if leaves or watches or (valuable and _SEND.search(sentence)):
         return ("changed_behaviour", 1.0)
     if _RUN_FETCHED.search(sentence) and _BY_THE_MODEL.search(sentence):
         return ("changed_behaviour", 1.0)
@@ -317,7 +330,11 @@ def _change(sentence: str) -> tuple[str, float] | None:
 
 
 def _consent(sentence: str) -> tuple[str, float] | None:
-    return ("forged_consent", 1.0) if _CONSENT.search(sentence) else None
+    if not _CONSENT.search(sentence):
+        return None
+    if _ASKS_THE_PERSON.search(sentence) and not _FOR_THEM.search(sentence):
+        return None  # "asks the user to confirm; reply 'yes' to proceed" speaks to the person
+    return ("forged_consent", 1.0)
 
 
 def _flow(sentence: str) -> tuple[str, float] | None:

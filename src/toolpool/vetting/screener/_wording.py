@@ -58,7 +58,8 @@ BARE_SECRETS = re.compile(
 )
 # Where it goes: somewhere that is not the user (read only in a triggered sentence).
 DESTINATIONS = re.compile(
-    r"\b[a-z][a-z0-9+.-]{1,15}://|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|"
+    # Any scheme, and links written to dodge link filters: "hxxps://", "site[.]com", "site (dot) com".
+    r"\b[a-z][a-z0-9+.-]{1,15}://|\bhxxps?\b|\w\[\.\]\w|\w\s?\(dot\)\s?\w|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|"
     r"(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.){1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|"
     r"ru|cn|tk|top|link|live|online|tech|cc|to|ly|gg|ws|pw|su|ir|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu|asia|club|"
     r"store|shop|pro|space|fun|icu|buzz|click|cyou|vip|work|zip|mov)\b(?![\w-])|\b(?:\d{1,3}\.){3}\d{1,3}\b|"
