@@ -42,6 +42,7 @@ from toolpool.vetting.screener._wording import (
     PERSONAL,
     PERSONAL_DATA,
     PERSONAL_SECRETS,
+    PERSONS_OWN,
     REPLIES,
     RUN_DOWN,
     SELF_CHOICE,
@@ -224,6 +225,7 @@ AFTER_A_TRIGGER = (
     PAYMENT_DESTINATION,
     PERSONAL_DATA,
     PERSONAL_SECRETS,
+    PERSONS_OWN,
     REPLIES,
 )
 
@@ -299,7 +301,8 @@ def _squatting(sentence: str) -> tuple[str, float] | None:
     override = _OVERRIDE_CHOICE.pattern.search(sentence)
     if override is not None:  # "even if they ask for X, pick this" needs no run-down to be one
         conceded = override.group().startswith("even")
-        if SELF_CHOICE.search(sentence) or (conceded and (CHOICE.search(sentence) or ORDER.search(sentence))):
+        # Conceded ("even if they ask for X"), an order suffices; "may pick a cheaper one" does not.
+        if SELF_CHOICE.search(sentence) or (conceded and ORDER.search(sentence)):
             return ("squatting", 1.0)
     if not (RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)):
         return None
@@ -322,7 +325,9 @@ def _change(sentence: str) -> tuple[str, float] | None:
     moves = _SEND.search(sentence) or re.search(_STORE, sentence)
     leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
     watches = _SURVEILLANCE.search(sentence) is not None and not _THEIR_ACT.search(sentence)
-    if leaves or watches or (valuable and _SEND.search(sentence)):
+    if (leaves or (valuable and _SEND.search(sentence))) and not PERSONS_OWN.search(sentence):
+        return ("changed_behaviour", 1.0)
+    if watches:
         return ("changed_behaviour", 1.0)
     if _RUN_FETCHED.search(sentence) and _BY_THE_MODEL.search(sentence):
         return ("changed_behaviour", 1.0)
@@ -344,6 +349,8 @@ def _flow(sentence: str) -> tuple[str, float] | None:
         return ("data_flow", 1.0)
     if not (valuable and DESTINATIONS.search(sentence)):
         return None
+    if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
+        return ("data_flow", 0.6)
     if personal or ORDER.search(sentence) or _PURPOSE.search(sentence):
         return ("data_flow", 1.0)
     return ("data_flow", 0.6)

@@ -22,6 +22,7 @@ __all__ = [
     "PERSONAL",
     "PERSONAL_DATA",
     "PERSONAL_SECRETS",
+    "PERSONS_OWN",
     "REPLIES",
     "RUN_DOWN",
     "SELF_CHOICE",
@@ -106,6 +107,13 @@ FLOW_OBJECTS = re.compile(
     r"faxes|dms?|texts?|sms|images?|photos?|pictures?|videos?|files?)\b|"
     r"\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|files?|images?|photos?|pictures?|recordings?)\b|"
     r"\b(?:amounts?|funds|payments?|money|payouts?|deposits?)\b"
+)
+# A destination the person owns or chose: "the host you configure", "the CSV you download".
+PERSONS_OWN = re.compile(
+    r"\b(?:you|the\s+(?:user|person|caller|admin\w*)|they)\s+(?:\w+\s+)?(?:configure[sd]?|provide[sd]?|choose[sn]?|"
+    r"chose|give[sn]?|specif\w+|suppl\w+|enter(?:s|ed)?|pick(?:s|ed)?|select(?:s|ed)?|download(?:s|ed)?|"
+    r"receive[sd]?|own)\b|\b(?:configured|provided|chosen|specified|supplied|given|picked|selected)\s+by\s+"
+    r"(?:you|the\s+(?:user|person|caller|admin\w*))\b|\byour\s+own\b"
 )
 # A person's own secret, as something to ask for or collect: "their brokerage login".
 PERSONAL_SECRETS = re.compile(
