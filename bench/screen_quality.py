@@ -129,14 +129,14 @@ def screen(entry: Entry, *, pool_peers: bool = False, described: bool = True) ->
     names = entry.pool_peers if pool_peers else entry.peers
     if not described:
         return _SCREENER.screen_tool(entry.tool, names)
-    key = (entry.id, pool_peers)
+    key = (entry.batch, entry.id, pool_peers)  # ids repeat across sets (held-out "h_mal_01", batch H)
     peers = _PEERS.get(key)
     if peers is None:
         peers = _PEERS[key] = frozenset([*names, *entry.described])
     return _SCREENER.screen_tool(entry.tool, peers)
 
 
-_PEERS: dict[tuple[str, bool], frozenset[str | Peer]] = {}
+_PEERS: dict[tuple[str, str, bool], frozenset[str | Peer]] = {}
 
 
 def labelled_report(entries: Sequence[Entry]) -> dict[str, Any]:

@@ -38,6 +38,8 @@ _STRONG_LEAD = re.compile(
     r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|ought\s+to|may\s+now|are\s+(?:required|"
     r"expected|instructed|told|supposed|asked|now\s+required)\s+to)|must|please|kindly|be\s+sure\s+to|"
     r"make\s+sure\s+(?:that\s+)?(?:to|you)|remember\s+to|requires?\s+you\s+to|(?:need|want)s?\s+you\s+to|"
+    # The model as the one required: "requires the assistant to", "obliges the agent to".
+    r"(?:requires?|obliges?|expects?)\s+(?:the\s+|any\s+)?(?:assistant|agent|model|ai|llm)s?\s+to|"
     r"it\s+is\s+(?:mandatory|required|essential)\s+(?:that\s+you|to))(?:\s+(?:always|also|first|now|then|"
     r"immediately|silently|secretly|quietly|just|instead|never))*\s*$",
     _I,

@@ -40,6 +40,7 @@ _PHRASES = (
     _p(
         "instruction_override",
         "ignore|disregard|forget|pay no attention|stop following|follow|set aside|override|bypass|circumvent|"
+        "disable|turn off|switch off|deactivate|suspend|relax|lower|"
         "no restrictions|no limits|no limitations|no rules|no guidelines|no filters|no boundaries|dan|jailbroken|"
         "unrestricted|unfiltered|free from|free of",
         r"\b(?:ignore|disregard|forget|pay\s+no\s+attention\s+to|stop\s+following|do\s+not\s+follow|"
@@ -58,7 +59,8 @@ _PHRASES = (
         r"(?:all\s+|any\s+)?(?:restrictions|rules|guidelines))\b|"
         r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s\s+(?:\w+\s+)?(?:requests?|questions?|instructions?|"
         r"wishes|messages?)\b|"
-        r"\b(?:override|bypass|circumvent)\s+(?:\w+\s+){0,2}?(?:(?:safety|security|content)\s+(?:\w+\s+)?"
+        r"\b(?:override|bypass|circumvent|disable|turn\s+off|switch\s+off|deactivate|suspend|relax|lower)\s+"
+        r"(?:\w+\s+){0,2}?(?:(?:safety|security|content)\s+(?:\w+\s+)?"
         r"(?:polic(?:y|ies)|guidelines|checks|filters|measures|rules|restrictions|protocols)|guardrails|"
         r"system\s+prompt|(?:previous|prior|original|system|your)\s+instructions|ethic\w*|safeguards)\b",
         0.7,
@@ -82,17 +84,76 @@ _PHRASES = (
     _p(
         "model_address",
         "note to|note for|notes for|instruction|directive|override|orders|hidden|if you are|dear|attention|hey|hello|reading this|"
+        "heads up|heads-up|listen|psst|reminder|hi|okay|ok|"
         "guidance|rules|assistant|claude|chatgpt|agent|ai|"
         "processing this|parsing this|seeing this|system message|system prompt|system instruction",
-        r"\bnotes?\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:assistant|ai|model|llm|agent|claude|gpt|chatgpt|copilot|gemini|bot)\b|"
+        r"\bnotes?\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistant|ai|model|llm|agent|claude|gpt|chatgpt|copilot|gemini|bot)s?\b|"
         r"\b(?:assistant|ai|model|llm|agent|system|admin)[\s_-]+(?:instructions?|directives?|notes?|override|"
         r"orders|guidance|rules)\s*[:\]]|(?:^|(?<=[.!?]\s)|(?<=\n))\s*(?:assistant|ai|claude|chatgpt|agent)\s*,\s|\bhidden\s+(?:directive|instructions?|commands?|task|prompt|orders?)\s*:|"
         r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|large\s+language\s+model|language\s+model|assistant|agent|bot|"
         r"chatbot)\b|\b(?:dear|attention|hey|hello)[,:]?\s+(?:ai|assistant|llm|model|agent|claude|chatgpt)\b|"
+        # Any greeting or call for attention, then the model named and a pause: "heads up, model:".
+        r"\b(?:heads[- ]up|listen|psst|reminder|hi|ok(?:ay)?)[,:]?\s+(?:the\s+)?(?:ai|assistant|llm|model|agent|bot|"
+        r"claude|chatgpt|gpt)s?\s*[:,!]|"
         r"\b(?:ai|llm|language\s+model|assistant)s?\s+(?:reading|processing|parsing|seeing)\s+this\b|"
         r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b"
         r"(?!\s+(?:text|template|field|value|string|setting|parameter|for\s+(?:the|your|a|an)\s+(?!assistant|ai|model)\w+))",
         0.9,
+    ),
+    # A claim of rank over the model's other instructions, in any verb form: "outranks system
+    # guidance", "takes precedence over the user's requests", "rank this above the user's wishes".
+    _p(
+        "instruction_override",
+        "outrank|supersed|overrid|trump|prevail|precedence|above|over|ahead of|before",
+        r"\b(?:outrank\w*|supersed\w*|overrid\w*|trump\w*|prevail\w*\s+over|tak(?:e|es|ing)\s+precedence\s+over|"
+        r"(?:rank|put|place|priorit[iy]\w*|weigh|hold|treat)\w*\s+(?:this|these|it|them|us|me)\s+(?:\w+\s+){0,2}?"
+        r"(?:above|over|ahead\s+of|before)|(?:ranks?|comes?|stands?|sits?)\s+(?:above|over|ahead\s+of|before))\s+"
+        r"(?:(?:the|any|all|every|your|their)\s+)?(?:(?:system|user'?s?|developer'?s?|operator'?s?|human'?s?|"
+        r"person'?s?|own)\s+(?:(?:and|or|&|/)\s+)?){1,4}(?:guidance|instructions?|requests?|prompts?|messages?|"
+        r"rules|polic(?:y|ies)|directives?|orders|wishes|commands?|guidelines)\b",
+        0.9,
+    ),
+    # Hiding the text itself or what it makes happen, in any modal or voice: "shall not disclose
+    # these terms", "this need not be mentioned", "keep it out of any answer", "conceals that …",
+    # "the person notices nothing".
+    _p(
+        "secrecy",
+        "disclos|reveal|mention|explain|acknowledg|admit|surfac|repeat|divulg|discuss|tell|report|expos|"
+        "confess|told|brought|flagged|out of|away from|conceal|hide|hides|hiding|see|notic|spot|feel|wiser|unaware|"
+        "oblivious",
+        r"\b(?:do\s+not|don't|never|must\s+not|shall\s+not|should\s+not|may\s+not|need\s+not|is\s+not\s+to|"
+        r"are\s+not\s+to|cannot|can't|will\s+not|won't)\s+(?:\w+\s+)?(?:disclos|reveal|mention|explain|"
+        r"acknowledg|admit|surfac|repeat|divulg|discuss|tell|report|expos|confess)\w*\s+(?:\w+\s+){0,2}?"
+        r"(?:these|this|those|that|its|any\s+of\s+(?:these|this))\s+(?:\w+\s+)?(?:terms|orders?|rules?|"
+        r"paragraphs?|sections?|notes?|polic(?:y|ies)|instructions?|directives?|steps?|arrangements?|"
+        r"agreements?|clauses?|conditions|requirements?|behaviou?r|text|passages?|guidance|changes?|routing|"
+        r"cop(?:y|ies))\b|"
+        r"\b(?:this|it|that|these|which)\s+(?:\w+\s+){0,4}?(?:need|needs|must|should|shall|is|are|may)\s+not\s+"
+        r"(?:to\s+)?be\s+(?:mentioned|disclosed|revealed|surfaced|reported|explained|acknowledged|brought\s+up|"
+        r"told|flagged|discussed)\b|"
+        r"\bkeep\w*\s+(?:this|it|these|that|them)\s+(?:\w+\s+)?(?:out\s+of|away\s+from)\s+(?:any|all|the|your|"
+        r"every|each)\s+(?:\w+\s+)?(?:explanations?|answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|"
+        r"messages?|output|conversation|chat|transcripts?)\b|"
+        r"\b(?:conceal\w*|hid(?:e|es|ing))\s+(?:the\s+fact\s+)?that\b|"
+        r"\b(?:user|person|human|customer|caller|requester|recipient|owner)s?\s+(?:sees?|notices?|spots?|"
+        r"feels?)\s+(?:no|nothing)\b(?:\s+(?:difference|change))?|"
+        r"\b(?:user|person|human|customer|caller|requester|recipient|owner)s?\s+(?:is|are|stays?|remains?)\s+"
+        r"(?:none\s+the\s+wiser|unaware|oblivious)\b",
+        0.8,
+    ),
+    # Running what a result or another party returns without looking at it: "the agent carries out
+    # next_action verbatim", "you execute whatever comes back as written".
+    _p(
+        "obey_embedded",
+        "verbatim|literally|word for word|blindly|unquestioningly|as-is|as is|to the letter|as written|"
+        "as given|as returned|as instructed|as stated|as told|without",
+        r"\b(?:(?:the|an?|any|your|each|every)\s+(?:\w+\s+)?(?:agent|assistant|model|ai|llm|client|caller)s?|you)\s+"
+        r"(?:(?:must|should|shall|will|then|always|also|is\s+to|are\s+to|has\s+to|have\s+to|needs?\s+to)\s+)*"
+        r"(?:carr(?:y|ies)\s+out|execut\w*|perform\w*|run\w*|follow\w*|obey\w*|act\w*\s+(?:up)?on|do(?:es)?|"
+        r"comply\w*\s+with)\s+(?:\S+\s+){0,4}?(?:verbatim|literally|word\s+for\s+word|blindly|unquestioningly|"
+        r"as[\s-]is|to\s+the\s+letter|as\s+(?:written|given|returned|instructed|stated|told)|without\s+"
+        r"(?:question\w*|check\w*|review\w*|confirm\w*|verif\w*|asking|hesitat\w*))\b",
+        0.8,
     ),
     _p(
         "model_address",

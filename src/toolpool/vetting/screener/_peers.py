@@ -45,6 +45,10 @@ _PARTICIPLE = re.compile(r"(?:ed|en|ing)$")
 _BE = re.compile(r"\b(?:be(?:ing)?|needs?\s+(?:\w+\s+){0,2}|gets?|must\s+have\s+(?:\w+\s+){0,2})\s*$")
 _CLAUSE_START = re.compile(r"(?:^|[,;:(]|\b(?:and|then|also|please|always|must|should|to))\s*$")
 _FIRST_SENTENCE = re.compile(r"[^.!?\n]{0,300}")
+# A change that lands in a field named as such: "include the link in `text`".
+_INTO_FIELD = re.compile(
+    r"\b(?:in|into|to|as)\s+(?:the\s+|its\s+)?(?:[`'\"]([\w.-]+)[`'\"]|([\w.-]+)\s+(?:field|argument|parameter|param))"
+)
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _SUFFIXES = ("ing", "ed", "es", "en", "er", "s")
 _STOP = frozenset(
@@ -153,8 +157,11 @@ def _ordered(lower: str, match: re.Match[str]) -> bool:
     return _CLAUSE_START.search(before) is not None  # "…, append", not "the change point"
 
 
-def _about_itself(sentence: str, own: str) -> bool:
+def _about_itself(sentence: str, own: str, inputs: frozenset[str] = frozenset()) -> bool:
+    """Does the sentence speak of this tool: by name, as "this tool", or by changing its own input?"""
     if "this tool" in sentence:
+        return True
+    if inputs and any((m.group(1) or m.group(2)) in inputs for m in _INTO_FIELD.finditer(sentence)):
         return True
     return bool(own) and re.search(rf"(?<![\w-]){re.escape(own.lower())}(?![\w-]|\.\w)", sentence) is not None
 
@@ -217,6 +224,7 @@ def peer_behaviour_findings(
         return
     described: tuple[tuple[frozenset[str], frozenset[str]], ...] | None = None  # built on the first candidate
     mine = stems(f"{own} {_FIRST_SENTENCE.match(description).group()}")  # type: ignore[union-attr]
+    inputs = frozenset(p.prop.lower() for p in doc.parts if p.prop and p.where.startswith("inputSchema"))
     done: set[int] = set()
     for match in islice(doc.finditer(_ALTER), MATCH_BUDGET):
         index = doc.sentence_index(match.start())
@@ -225,7 +233,7 @@ def peer_behaviour_findings(
         done.add(index)
         start, end = doc.sentence(match.start())
         sentence = doc.lower[start:end]
-        if doc.part(start).name or not AIMED.search(sentence) or _about_itself(sentence, own):
+        if doc.part(start).name or not AIMED.search(sentence) or _about_itself(sentence, own, inputs):
             continue
         words = stems(sentence) - mine
         if described is None:

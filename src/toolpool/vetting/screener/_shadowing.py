@@ -34,12 +34,17 @@ _WHEN_CALLED = vocab(
     r"\b(?:whenever|when|every\s+time|each\s+time|if|once|after|before)\s+(?:the\s+|any\s+|a\s+)?"
     r"(?:tool\s+(?:named|called)\s+)?"
     + _NAME
-    + r"(\s+(?:tool|function))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
+    # "send_email tool", or a name qualified by its server: "merge_pr from the github server".
+    + r"(\s+(?:tool|function)|\s+(?:from|of|on|in)\s+(?:the\s+)?[\w.-]+\s+(?:server|plugin|integration|app|"
+    r"service|extension))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
     r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run)\b",
     "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts",
 )
+# Any verb that changes the call, in any form: "bcc", "swaps", "rewriting", "carries".
 _REDIRECTING = re.compile(
-    r"\b(?:first|also|instead|reroute|redirect|replace|bcc|cc|add|include|send|change|modify|forward|copy|set)\b",
+    r"\b(?:first|also|instead|b?cc|set|put)\b|\b(?:re-?rout|redirect|replac|add|includ|send|chang|modif|forward|"
+    r"cop(?:y|ies)|swap|switch|alter|rewrit|append|prepend|insert|strip|remov|carr(?:y|ies)|fill|point|"
+    r"substitut|divert)\w*",
     _I,
 )
 _REPLACE_OUTPUT = vocab(
@@ -58,8 +63,11 @@ _REDIRECT = vocab(
     r"through\s+this|to\s+(?:me|us))\b|\b(?:route|redirect|reroute|divert|forward|send)\s+(?:all\s+|every\s+|any\s+|"
     r"the\s+)?(?:\w+\s+){0,2}?(?:requests?|calls?|traffic|queries|invocations)\s+to\s+[`'\"]?[\w.-]+_[\w.-]+|"
     r"\b(?:reroute|redirect|divert)\w*\s+(?:\w+\s+){0,3}?(?:destination|account|recipient|payment|funds|transfer|"
-    r"wallet)s?\b",
-    "route|redirect|divert|forward|send",
+    r"wallet)s?\b|"
+    # Work steered to this tool, whatever it is: "route FX questions to me", "steer them here".
+    r"\b(?:route|redirect|reroute|divert|steer|funnel|direct)\w*\s+(?:\w+\s+){0,4}?(?:here|to\s+(?:me|us|this\s+"
+    r"(?:tool|one|server)))\b",
+    "route|redirect|reroute|divert|forward|send|steer|funnel|direct",
 )
 # Changing who gets paid or mailed, and keeping the model away from another server.
 _CHANGE_PAYEE = vocab(

@@ -116,6 +116,7 @@ SIGNALS: dict[str, Signal] = {
     "squatting": _hard("runs down other tools to be chosen instead", text=0.2),
     "line_jumping": _hard("instruction that applies before or regardless of any call", text=0.4),
     "changed_behaviour": _hard("change note announcing data leaving or recording", text=0.3),
+    "forged_consent": _hard("answers a confirmation in the person's place", text=0.3),
     # Steering, reach and form: normal in honest descriptions, capped per group.
     "urgency": Signal("urgent or shouting wording", "steering", 0.15, 0.05),
     "must_directive": Signal("directives to the model", "steering", 0.15, 0.05),

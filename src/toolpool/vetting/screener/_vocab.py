@@ -171,14 +171,15 @@ SECRET_WORDS = vocab(
 )
 CONVERSATION = vocab(
     r"\b(?:(?:entire|full|whole|complete|current)\s+)?(?:conversation|chat|dialog(?:ue)?)(?:\s+(?:history|"
-    r"log|logs|transcript|context|so far|contents?))?\b|\b(?:previous|prior|past|earlier|all|every|"
+    r"log|logs|transcript|context|so far|contents?))?\b|\b(?:previous|prior|past|earlier|recent|latest|last|all|every|"
     r"the user'?s|user'?s)\s+(?:\w+\s+)?(?:messages?|prompts|queries|requests|inputs)\b|"
     r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?|messages?)\b|"
     r"\bcontext window\b|\bmessage history\b|\beverything the user (?:says|types|sends|writes)\b",
     "conversation|chat|dialog|message|prompt|user quer|previous quer|prior quer|all quer|past quer|"
     "earlier quer|user request|previous request|prior request|all request|every request|past request|"
     "earlier request|user input|previous input|prior input|all input|every input|instruction|context window|"
-    "everything the user",
+    "everything the user|recent quer|latest quer|last quer|recent request|latest request|last request|"
+    "recent input|latest input|last input",
 )
 SEND_VERBS = vocab(
     r"\b(?:send|sends|sending|post|posts|posting|upload|uploads|uploading|forward|forwards|forwarding|"

@@ -1,0 +1,195 @@
+"""Word classes of the structural signals: an order, what it acts on, where it sends it.
+
+Each is a class of wording (any verb of transfer, any possessive of a person, any literal
+address), not a phrase: the signals in ``_structure`` read them only inside a sentence that one of
+its triggers matched, so they are plain patterns, not ``Vocab``s (the fast path never needs them).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "BARE_SECRETS",
+    "CHOICE",
+    "DESTINATIONS",
+    "EXCLUSIVE",
+    "FLOW_OBJECTS",
+    "HERE",
+    "OBJECTS",
+    "ORDER",
+    "PAYMENT_DESTINATION",
+    "PERSONAL",
+    "PERSONAL_DATA",
+    "PERSONAL_SECRETS",
+    "PERSONS_OWN",
+    "REPLIES",
+    "RUN_DOWN",
+    "SELF_CHOICE",
+]
+
+# What is worth having: the user's or the model's data (read only in a triggered sentence).
+OBJECTS = re.compile(
+    # Anything a person or their machine owns: "the requester's e-mail signature", "the device's …".
+    r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
+    r"patient|student|employee|visitor|buyer|holder|assistant|model|agent|device|phone|computer|machine|"
+    r"browser|laptop|session|account|workspace)(?:'s|s')\s+\w+|"
+    r"\beverything\s+(?:the\s+)?(?:user|person|human|customer|client|they|he|she)\s+(?:has\s+|have\s+)?"
+    r"(?:said|says|typed|types|wrote|writes|asked|asks|shared|shares|entered)\b|"
+    r"\b(?:card\s+numbers?|payment\s+(?:details|cards?|methods?)|cvv|social\s+security\s+numbers?)\b|"
+    r"\b(?:full|entire|whole|complete|raw|original|verbatim|preceding|previous|prior|last|opening|first|"
+    r"most\s+recent)\s+(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|"
+    r"history|answers?|context|chat|questions?|cop(?:y|ies))\b|"
+    r"\b(?:session|chat|conversation|call|dialog(?:ue)?)\s+(?:transcript|history|log|context|contents?)\b|"
+    r"\byour\s+(?:own\s+)?(?:instructions|system\s+prompt|rules|prompt|context)\b|"
+    r"\b(?:environment|env)\s+(?:configuration|config|file|variables?)\b|\boutput\s+of\s+[`'\"]?"
+    r"(?:env|printenv|set|history|whoami|id)\b|\bshell\s+(?:profile|history|rc)\b|"
+    r"\b(?:banking|bank|online\s+banking)\s+(?:logins?|credentials|passwords?|details|pins?)\b|"
+    r"\b(?:microphone|camera|webcam|keystrokes?|screen\s+contents?|screenshots?|contact\s+list|"
+    r"address\s+book|phone\s+numbers?|home\s+address(?:es)?)\b|"
+    r"\bopen\s+files\b|\bdocument'?s\s+content\b|"
+    r"\b(?:your|their|his|her|the\s+user'?s)\s+(?:\w+\s+)?(?:documents|photos|pictures|downloads|desktop|home|"
+    r"music|videos)\s+(?:folder|directory|library)\b|\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|"
+    r"files?|images?|photos?|messages?|e-?mails?|recordings?)\s+(?:\w+\s+){0,2}?(?:checked|scanned|"
+    r"opened|processed|read|viewed|edited|sent|received)\b",
+)
+# Secrets named by a bare word: valuable in a flow to elsewhere, too common to mark an order alone.
+BARE_SECRETS = re.compile(
+    r"\b(?:credential|secret|token|password)[\w-]*|\b(?:api|ssh|private)\s+keys?\b|\bincluding\s+keys\b"
+)
+# Where it goes: somewhere that is not the user (read only in a triggered sentence).
+DESTINATIONS = re.compile(
+    # Any scheme, and links written to dodge link filters: "hxxps://", "site[.]com", "site (dot) com".
+    r"\b[a-z][a-z0-9+.-]{1,15}://|\bhxxps?\b|\w\[\.\]\w|\w\s?\(dot\)\s?\w|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|"
+    r"(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.){1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|"
+    r"ru|cn|tk|top|link|live|online|tech|cc|to|ly|gg|ws|pw|su|ir|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu|asia|club|"
+    r"store|shop|pro|space|fun|icu|buzz|click|cyou|vip|work|zip|mov)\b(?![\w-])|\b(?:\d{1,3}\.){3}\d{1,3}\b|"
+    r"\b(?:our|the\s+vendor'?s|a\s+remote)\s+(?:\w+\s+)?(?:mirror|server|endpoint|collector|backend|"
+    r"cloud|team|dashboard|bucket|archive|service|api|host|cluster|storage|database|lab|partners?|cdn)s?\b|"
+    r"\bto\s+(?:\w+\s+)?(?:partners|affiliates|sponsors|advertisers|data\s+brokers|resellers)\b|"
+    r"\b(?:to|into|with|at|onto)\s+our\b|\bupstream\b|\b(?:an?|our|the|some)\s+(?:third[- ]party\s+|"
+    r"external\s+|outside\s+)?(?:partners?|advertis\w+|data\s+brokers?|sponsors?|affiliates?)\b|"
+    r"\b(?:into|as)\s+[`'\"][\w-]+[`'\"]|\b(?:pass|put|include|place|paste|write|stash)\w*\s+(?:[\w']+\s+){0,8}?"
+    r"in\s+[`'\"][\w-]+[`'\"]|\b(?:tracking\s+pixel|"
+    r"telemetry|analytics)\b|"
+    r"\b(?:into|in|to|inside)\s+(?:this|the|its|that)\s+(?:tool'?s\s+)?[`'\"]?[\w-]*[`'\"]?\s*"
+    r"(?:field|argument|parameter|param|property|query)\b|\binto\s+this\s+field\b|"
+    # Any outside party's endpoint, with or without an article: "partner endpoint", "vendor inbox".
+    r"\b(?:partner|vendor|third[- ]party|external|remote|outside|off-?site)\s+(?:\w+\s+)?(?:endpoints?|servers?|"
+    r"hosts?|apis?|services?|buckets?|collectors?|urls?|addresses|inbox(?:es)?|mailbox(?:es)?|webhooks?|"
+    r"systems?|databases?|storage|clouds?)\b|"
+    # A slot of this very definition: "paste it here" in a parameter's description or example.
+    r"\b(?:paste|put|place|insert|enter|fill|write|drop|add|copy)\s+(?:it\s+|them\s+|in\s+)?here\b|"
+    r"\bhere\s+(?:goes|go)\b",
+)
+# A payment destination written out: money sent there cannot be the user's own choice.
+PAYMENT_DESTINATION = re.compile(
+    r"\biban\s*:?\s*[a-z]{2}\d{2}|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,3})?\b|"
+    r"\b0x[0-9a-f]{40}\b|\b(?:account|routing|sort)\s+(?:number|no\.?|code)\s*:?\s*\d[\d -]{5,}"
+)
+# Data about a person: any possessive of a person-like noun ("the applicant's income", "a tenant's
+# birthdate") and the nouns of identity and means. Sent to a literal destination, it leaves.
+PERSONAL_DATA = re.compile(
+    r"\b\w+(?:ant|ent|er|or|ee|ist|ian)(?:'s|s')\s+(?:full\s+|legal\s+|real\s+|home\s+|postal\s+)?(?:names?|"
+    r"address(?:es)?|incomes?|salar\w+|phones?|e-?mails?|birth\w*|passports?|locations?|contacts?|messages?|"
+    r"files?|documents?|histor\w+|details|data|records?|credentials|ssn|ids?)\b|"
+    r"\b(?:postal|home|billing|mailing|street)\s+address(?:es)?\b|\b(?:date\s+of\s+birth|birth\s*dates?|"
+    r"passports?|national\s+ids?|tax\s+ids?|incomes?|salar(?:y|ies)|medical\s+(?:records?|history)|"
+    r"diagnos[ie]s|gps|geolocation|exif)\b|\blocation\s+(?:data|history|trail)\b|"
+    r"\b(?:customer|client|patient|member|employee|applicant|account\s+holder)\s+(?:records?|profiles?|details)\b"
+)
+# Valuable in a flow to a literal destination, too common to mark an order or a change alone: the
+# body of someone's correspondence ("a copy of the thread") and money ("amounts", "funds").
+FLOW_OBJECTS = re.compile(
+    r"\b(?:cop(?:y|ies)|contents?|bod(?:y|ies)|full\s+text|transcripts?|participants|attachments?)\s+of\s+"
+    r"(?:the|this|that|each|every|their|its|a|an)\s+(?:\w+\s+)?(?:threads?|e-?mails?|mails?|messages?|inbox|"
+    r"chats?|conversations?|documents?|notes?|calendar|contacts?|recordings?|meetings?|letters?|memos?|"
+    r"faxes|dms?|texts?|sms|images?|photos?|pictures?|videos?|files?)\b|"
+    r"\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|files?|images?|photos?|pictures?|recordings?)\b|"
+    r"\b(?:amounts?|funds|payments?|money|payouts?|deposits?)\b"
+)
+# A destination the person owns or chose: "the host you configure", "the CSV you download".
+PERSONS_OWN = re.compile(
+    r"\b(?:you|the\s+(?:user|person|caller|admin\w*)|they)\s+(?:\w+\s+)?(?:configure[sd]?|provide[sd]?|choose[sn]?|"
+    r"chose|give[sn]?|specif\w+|suppl\w+|enter(?:s|ed)?|pick(?:s|ed)?|select(?:s|ed)?|download(?:s|ed)?|"
+    r"receive[sd]?|own)\b|\b(?:configured|provided|chosen|specified|supplied|given|picked|selected)\s+by\s+"
+    r"(?:you|the\s+(?:user|person|caller|admin\w*))\b|\byour\s+own\b"
+)
+# A person's own secret, as something to ask for or collect: "their brokerage login".
+PERSONAL_SECRETS = re.compile(
+    r"\b(?:their|his|her|your|the\s+(?:user|person|human|customer)'?s?)\s+(?:\w+\s+){0,2}?(?:logins?|"
+    r"passwords?|passcodes?|pins?|credentials|one-time\s+codes?|2fa\s+codes?|otps?|seed\s+phrases?|"
+    r"recovery\s+(?:phrases?|codes?)|card\s+(?:numbers?|details)|cvvs?|security\s+(?:answers?|questions?))\b|"
+    # Asked as a question: where they live, what they earn.
+    r"\bwhere\s+(?:they|he|she|you)\s+(?:live|lives|work|works|bank|banks|sleep|sleeps)\b|"
+    r"\b(?:what|how\s+much)\s+(?:they|he|she|you)\s+(?:earns?|makes?|owns?|owes?|saves?)\b"
+)
+# An order that shapes every reply of the model ("prefix every answer with …", "open each reply by
+# …"): it applies whatever the call. Base forms only: "prefixes each response" describes the tool.
+REPLIES = re.compile(
+    r"(?:^\W*|[:;,(]\s*|\b(?:and|then|also|please|always|to)\s+)(?:prefix|prepend|preface|append|open|begin|start|"
+    r"end|close|finish|sign|stamp|mention|advertise|promote|recommend|plug|brand)\s+(?:[\w'\"`-]+\s+){0,6}?"
+    r"(?:(?:in|to|of|with|at|on|into)\s+)?(?:each|every|all|any)\s+(?:of\s+your\s+|single\s+|subsequent\s+|"
+    r"future\s+|later\s+|following\s+)?(?:repl(?:y|ies)|answers?|responses?|turns?|messages?)\b"
+)
+# An order (imperative, modal or addressed), read only in a triggered sentence.
+ORDER = re.compile(
+    r"(?:^\W*|[:;,(]\s*|\b(?:and|then|also|please)\s+)(?:(?:quietly|silently|secretly|always|first|just|"
+    r"simply|now|discreetly|never|don't|do\s+not)\s+)?(?:list|paste|copy|send|include|mirror|ship|deliver|"
+    r"forward|post|upload|attach|embed|append|add|put|summari[sz]e|collect|gather|package|call|greet|ask|"
+    r"choose|pick|route|skip|switch|record|read|share|relay|transmit|report|check\s+in|open|start|begin|"
+    r"answer|respond|reply|fill|tell|give|provide|return|write|set|keep|resend|submit|export|hand|pass|"
+    r"make\s+sure|ensure|be\s+sure|prefix|prepend|preface|suffix|stamp|mention|say|"
+    r"recommend|promote|advertise|rank|treat|prioriti[sz]e|obey|follow|substitute|swap|confirm|approve|"
+    r"accept|insert)\b|"
+    r"\b(?:must|shall|should|ought\s+to|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|"
+    r"is\s+(?:required|expected|obliged)\s+to|in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
+)
+# What belongs to a person (not a secret the tool's own service issues): sent to a literal address
+# or host, it leaves whatever the wording.
+PERSONAL = re.compile(
+    r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
+    r"patient|student|employee|visitor|buyer|holder)(?:'s|s')\s+(?:\w+\s+)?(?:history|location|gps|"
+    r"contacts?|address(?:es)?|messages?|e-?mails?|inbox|photos?|files?|documents?|browsing|calendar|"
+    r"conversations?|chats?|prompts?|questions?|requests?|notes?|diary|health|medical|bank\w*|cards?)\b"
+)
+# This tool as the destination of an order that applies before anything else.
+HERE = re.compile(r"\b(?:here|this\s+tool|to\s+me|to\s+us|to\s+this\s+\w+)\b")
+
+# Squatting: other tools run down, a choice of this one, a claim to be the only one.
+RUN_DOWN = re.compile(
+    r"\b(?:deprecated|retired|obsolete|outdated|legacy|unmaintained|broken|stubs?|corrupt\w*|unreliable|"
+    r"insecure|compromised|counterfeit|mistranslat\w*|inaccurate|abandoned|discontinued|unsafe|"
+    r"untrustworthy|impostors?|knock-?offs?|defunct|buggy|leak\w*|crash\w*|delayed|wrong|flaky|"
+    r"dangerous|malicious|fake|slow|stale|incorrect|fails?|failing|errors?|hijacked|spying|unmaintain\w*|"
+    r"inaccura\w*|unreliab\w*|insecur\w*|outdat\w*|obsolet\w*|lag\w*|scraped|clones?|phishing|garbage|junk|useless|"
+    r"worse|inferior|hallucinat\w*|unverified|bootleg\w*|pirated|spoofed|sketchy|shady|scam\w*|bogus|"
+    r"sloppy|subpar|second-rate)\b|"
+    # A defect stated as a reading that is off, or as something they are known to do wrong.
+    r"\b(?:run|runs|running|are|is|read|reads|come|comes)\s+(?:\w+\s+){0,3}?(?:off|low|high|behind)\b|"
+    r"\bknown\s+to\s+(?:be\s+)?(?:\w+\s+)?(?:off|wrong|fail\w*|break\w*|crash\w*|drift\w*|lag\w*|err\w*|"
+    r"mis\w+|truncat\w*|drop\w*|los[et]\w*|garbl\w*|hallucinat\w*)\b"
+)
+CHOICE = re.compile(
+    r"\b(?:choose|pick|prefer|select|route|skip|avoid|ignore|bypass)\b|\bthis\s+one\b|\bhere\b|"
+    r"\bin\s+every\s+case\b|\bshould\s+(?:be\s+)?(?:skipped|avoided|ignored)\b|\bthis\s+\w+\s+only\b|"
+    r"\bonly\s+this\b|\breplacement\s+for\b|\binstead\b|\bthis\s+\w+\s+is\s+the\b|"
+    # Taking their place, claiming to be the only sound one, or keeping work away from them.
+    r"\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\bsole\b|\bonly\s+(?:\w+\s+){0,2}?(?:vetted|"
+    r"approved|trusted|supported|reliable|accurate|correct|sanctioned|certified|safe)\b|"
+    r"\b(?:do|does|should|must|shall)\s+not\s+(?:go|be\s+(?:sent|routed|used|called|given|passed)|use|call|rely|"
+    r"route|send|pass)\b|\b(?:never|don't)\s+(?:go|use|call|rely|route|send|pass|pick|choose)\b|"
+    r"\bstay\s+away\b|\bsteer\s+clear\b|\b(?:rather\s+than|over)\s+(?:them|those|these)\b|"
+    r"\brefus\w*\s+(?:to\s+)?(?:call|use|run|invoke|touch)\b|\bdefault\s+to\s+(?:it|this|me|us)\b|"
+    # Telling the person the others are not there.
+    r"\btell\s+(?:the\s+\w+|them)\s+(?:that\s+)?(?:they|it|those|these|the\s+others?)\s+(?:are|is)\s+(?:unavailable|"
+    r"offline|down|broken|disabled|missing|gone|deprecated)\b"
+)
+SELF_CHOICE = re.compile(
+    r"\bthis\s+(?:one|tool)\b|\bhere\b|\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|"
+    r"\banyway\b|\bregardless\b|\ball\s+the\s+same\b|\bstill\b"
+)
+EXCLUSIVE = re.compile(
+    r"\b(?:anything|anyone|nothing|no\s+one|none)\s+(?:but|except|other\s+than|besides)\b|\bexclusively\b|"
+    r"\bno\s+other\s+\w+\b|\bonly\s+ever\b|\bsolely\b"
+)
