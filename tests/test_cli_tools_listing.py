@@ -1,14 +1,17 @@
 """``toolpool tools`` at scale keeps what it shows: the listing cached beside the config is used
-only for that very text and only when it is as private as the config; the sync it skips never
-hides a change another process made; and the command never imports the pool or the SDK."""
+only for that very text, only when it is as private as the config and its body is the one its
+hash names; the sync it skips never hides a change another process made, and after one it syncs
+from the cache without reading the config; and the command never imports the pool or the SDK."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +54,32 @@ def _cache(config: Path) -> Path:
     return config.with_name(f".{config.name}.listing")
 
 
+def _cached(config: Path) -> tuple[dict[str, Any], list[Any]]:
+    """The cache's head and body: one line of JSON, then ``[aliases, tools]``."""
+    head, _, body = _cache(config).read_bytes().partition(b"\n")
+    return json.loads(head), json.loads(body)
+
+
+def _keep(config: Path, head: dict[str, Any], body: list[Any], *, body_hash: str | None = None) -> None:
+    """Write a cache as the command does, its body under its sha256 (or ``body_hash``)."""
+    text = json.dumps(body).encode()
+    head = head | {"body": body_hash or "sha256:" + hashlib.sha256(text).hexdigest()}
+    _cache(config).write_bytes(json.dumps(head).encode() + b"\n" + text)
+
+
+def _cli(config: Path, *args: str) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TOOLPOOL_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "toolpool", *args, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_change_made_by_another_process_shows_on_the_next_listing(tmp_path: Path) -> None:
     config = _config(tmp_path)
     assert _listed(config)["lookup"]["state"] == "disabled"
@@ -77,14 +106,16 @@ def test_the_listing_is_cached_privately_and_a_changed_config_is_read_again(tmp_
     assert states["fetch"].action == "alpha.fetch"  # the new text was synced, not skipped
 
 
-@pytest.mark.parametrize("spoil", ["group-writable", "symlink", "another path", "garbage"])
+@pytest.mark.parametrize(
+    "spoil", ["group-writable", "symlink", "another path", "garbage", "body hash", "cut short", "old format"]
+)
 def test_a_cache_that_is_not_believed_is_ignored(tmp_path: Path, spoil: str) -> None:
     config = _config(tmp_path)
     _listed(config)
+    head, (aliases, _) = _cached(config)
+    planted = [["alpha", "planted", "alpha.planted", "read", False, None, "none", None, None]]
+    _keep(config, head, [aliases, planted])  # believed as it stands: only the spoil below is wrong
     cache = _cache(config)
-    kept = json.loads(cache.read_text(encoding="utf-8"))
-    kept["tools"] = [["alpha", "planted", "alpha.planted", "read"]]
-    cache.write_text(json.dumps(kept), encoding="utf-8")
     if spoil == "group-writable":
         cache.chmod(0o620)
     elif spoil == "symlink":
@@ -92,11 +123,60 @@ def test_a_cache_that_is_not_believed_is_ignored(tmp_path: Path, spoil: str) -> 
         cache.rename(target)
         cache.symlink_to(target)
     elif spoil == "another path":
-        kept["source"] = str(tmp_path / "other.toml")
-        cache.write_text(json.dumps(kept), encoding="utf-8")
-    else:
+        _keep(config, head | {"source": str(tmp_path / "other.toml")}, [aliases, planted])
+    elif spoil == "garbage":
         cache.write_text("{not json", encoding="utf-8")
+    elif spoil == "body hash":
+        _keep(config, head, [aliases, planted], body_hash="sha256:" + "0" * 64)
+    elif spoil == "cut short":
+        cache.write_bytes(cache.read_bytes()[:-3])
+    else:  # what the previous format held: one JSON object, every other field in line
+        old = {key: head[key] for key in ("hash", "source", "store_url")}
+        cache.write_text(
+            json.dumps(old | {"format": "toolpool-listing-1", "tools": planted}), encoding="utf-8"
+        )
     assert sorted(_listed(config)) == ["lookup", "send"]
+
+
+def test_a_believed_cache_is_what_lists(tmp_path: Path) -> None:
+    # The control for the test above: a cache written as the command writes it is believed.
+    config = _config(tmp_path)
+    _listed(config)
+    head, (aliases, _) = _cached(config)
+    _keep(
+        config,
+        head,
+        [aliases, [["alpha", "planted", "alpha.planted", "read", False, None, "none", None, None]]],
+    )
+    assert sorted(_listed(config)) == ["planted"]
+
+
+def test_after_another_process_changed_the_store_the_cache_is_synced_and_the_config_not_read(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path)
+    assert _listed(config)["lookup"]["state"] == "disabled"
+    _cli(config, "enable", "alpha", "lookup")  # another process: a release
+    assert _listed(config)["lookup"]["state"] == "enabled"
+
+    # The cache now says what the config does not (send's action): whatever the next listing
+    # and its sync show of it can only come from the cache, never from the config's text.
+    head, (aliases, tools) = _cached(config)
+    for row in tools:
+        if row[1] == "send":
+            row[2] = "alpha.from_cache"
+    _keep(config, head, [aliases, tools])
+    _cli(config, "disable", "alpha", "lookup")  # another process again: it syncs the config's action
+
+    listed = _listed(config)
+    assert listed["lookup"]["state"] == "disabled"
+    assert listed["send"]["action"] == "alpha.from_cache"
+    with Store.open(load_config(config).store_url) as store:
+        states = {state.name: state for state in store.tools.tool_states("alpha")}
+        sync = store.audit.audit_events()[-1]
+    assert states["send"].action == "alpha.from_cache"  # synced from the cache's policy
+    assert (sync.action, sync.resource) == ("policy.sync", "alpha")
+    assert sync.detail["changes"] == [{"tool": "send", "action": "alpha.from_cache"}]
 
 
 def test_toolpool_tools_never_imports_the_pool_or_the_sdk(tmp_path: Path) -> None:

@@ -40,6 +40,8 @@ def test_the_store_exports_exactly_its_public_names() -> None:
         "Store",
         "StoreEnablement",
         "StoredPin",
+        "SyncPlan",
+        "SyncedPolicy",
         "TokenHolder",
         "ToolState",
         "USAGE_KEYS",

@@ -7,7 +7,7 @@ write tool with who and why. Every change is audited and makes a new release (R1
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -21,6 +21,7 @@ from toolpool.cli._common import (
     actor,
     app,
     clip,
+    collector_paused,
     err,
     fail,
     load,
@@ -101,26 +102,33 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """List every tool the config names, with its action, effect, state, verdict and pin."""
     # At 20,000 servers this must not read 13 MB of TOML, nor sync, when nothing changed: the
     # listing comes from the cache beside the config when it holds this very text, and the
-    # sync is skipped when the store already holds it. The states are always read afresh.
+    # sync is skipped when the store already holds it. After another process's change, the
+    # cache's policies are synced, writing only the aliases that differ. The states are
+    # always read afresh.
     text, source = read(config)
     text_hash = config_hash(text)
-    listing = cached_listing(source, text_hash)
-    loaded = None
-    if listing is None:
-        loaded = parse_config(text, source)
-        listing = ConfigListing.of(loaded, text_hash)
-        keep_listing(listing)
-    with Store.open(listing.store_url, key=secret_key_beside(source)) as store:
-        if not store.tools.is_synced(text_hash):
-            loaded = loaded or parse_config(text, source)
-            policies = {alias: spec.tools for alias, spec in loaded.servers.items()}
-            store.tools.sync_policies(policies, config_hash=text_hash)
-        states = store.tools.listed_states()
+    with collector_paused():
+        listing = cached_listing(source, text_hash)
+        if listing is None:
+            listing = ConfigListing.of(parse_config(text, source), text_hash)
+            keep_listing(listing)
+        with Store.open(listing.store_url, key=secret_key_beside(source)) as store:
+            states: Mapping[tuple[str, str], ListedState]
+            if store.tools.is_synced(text_hash):
+                states = store.tools.listed_states()
+            else:
+                states = store.tools.sync_and_list(listing.policies(), config_hash=text_hash)
+        _print_listing(listing, states, as_json)
+
+
+def _print_listing(
+    listing: ConfigListing, states: Mapping[tuple[str, str], ListedState], as_json: bool
+) -> None:
     if as_json:
         print_records(
             [
                 _row(alias, name, action, effect, states.get((alias, name)))
-                for alias, name, action, effect in listing.tools
+                for alias, name, action, effect, *_ in listing.tools
             ]
         )
         return
@@ -129,7 +137,7 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
         headers,
         [
             _cells(alias, name, action, effect, states.get((alias, name)))
-            for alias, name, action, effect in listing.tools
+            for alias, name, action, effect, *_ in listing.tools
         ],
     )
 

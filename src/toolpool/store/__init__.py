@@ -31,7 +31,9 @@ from toolpool.store._crypto import SecretKey
 from toolpool.store._enablement import ConfigEnablement, StoreEnablement
 from toolpool.store._management import open_synced
 from toolpool.store._pins import ConfigFirstPins
+from toolpool.store._rules import SyncedPolicy
 from toolpool.store._store import Store
+from toolpool.store._sync_diff import SyncPlan
 from toolpool.store._tokens import TokenHolder
 from toolpool.store._usage import BY as USAGE_KEYS
 from toolpool.store._usage import LISTING, MODEL, usage_day
@@ -75,6 +77,8 @@ __all__ = [
     "Store",
     "StoreEnablement",
     "StoredPin",
+    "SyncPlan",
+    "SyncedPolicy",
     "TokenHolder",
     "ToolState",
     "UsageBy",

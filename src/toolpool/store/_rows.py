@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Row, Table, select
+from sqlalchemy import Connection, Row, Select, Table, select
 
 from toolpool.store._tables import published_tools, servers, tool_states
 from toolpool.store._values import ListedState, Release, ToolState
@@ -15,11 +15,13 @@ __all__ = [
     "LISTED_COLUMNS",
     "TOOL_STATE_COLUMNS",
     "listed_states",
+    "plain_rows",
     "reasons_of",
     "release_content",
     "release_value",
     "tool_state",
     "where_tool",
+    "with_published",
 ]
 
 # What a ToolState holds (not the approved definitions: a schema each), in its fields' order:
@@ -54,6 +56,26 @@ LISTED_COLUMNS = (
     tool_states.c.write_approved_by,
 )
 _NO_REASONS = (None, "[]")  # how a tool without screening reasons is stored
+
+
+def with_published(query: Select[Any]) -> Select[Any]:
+    """``query`` over the tool states, joined to what the latest import published of each."""
+    return query.outerjoin(
+        published_tools,
+        (published_tools.c.alias == tool_states.c.alias) & (published_tools.c.name == tool_states.c.name),
+    )
+
+
+def plain_rows(connection: Connection, query: Select[Any]) -> Sequence[Any]:
+    """The rows of ``query`` as the driver returns them: at 100,000 rows the per-column
+    conversions of SQLAlchemy's rows cost seconds. (Columns of a type that converts, such as
+    times, come as the driver stores them.)"""
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(str(query.compile(dialect=connection.dialect)))
+        return cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def where_tool(statement: Any, alias: str, name: str, table: Table = tool_states) -> Any:

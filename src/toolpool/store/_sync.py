@@ -28,11 +28,14 @@ from toolpool.config import ToolPolicy
 from toolpool.errors import UsageError
 from toolpool.store._changes import HASH, check_alias, release_number, write_release
 from toolpool.store._database import Tx
-from toolpool.store._rules import describe_changes, policy_changes
+from toolpool.store._rules import SyncedPolicy, describe_changes, needs_disabling, policy_changes
 from toolpool.store._tables import config_syncs, releases, servers, tool_states
 from toolpool.store._values import AuditEntry
 
-__all__ = ["check_config_hash", "is_synced", "remember_sync", "sync_policies"]
+__all__ = ["Policies", "check_config_hash", "is_synced", "remember_sync", "sync_policies"]
+
+Policies = Mapping[str, Mapping[str, ToolPolicy | SyncedPolicy]]
+"""alias -> tool -> its policy, in the configuration's order."""
 
 # Above this many aliases, one scan of the table beats a long ``IN (...)`` list.
 _SCAN_ABOVE = 200
@@ -65,7 +68,7 @@ _GONE = {"enabled": False, "config_enabled": False}
 
 def sync_policies(
     tx: Tx,
-    policies: Mapping[str, Mapping[str, ToolPolicy]],
+    policies: Policies,
     spec_hashes: Mapping[str, str],
     actor: str,
 ) -> int | None:
@@ -125,7 +128,7 @@ def is_synced(connection: Connection, config_hash: str) -> bool:
 
 def _sync_servers(
     tx: Tx,
-    policies: Mapping[str, Mapping[str, ToolPolicy]],
+    policies: Policies,
     spec_hashes: Mapping[str, str],
     changes: dict[str, list[dict[str, object]]],
 ) -> None:
@@ -161,7 +164,7 @@ def _sync_servers(
 
 def _sync_tools(
     tx: Tx,
-    policies: Mapping[str, Mapping[str, ToolPolicy]],
+    policies: Policies,
     actor: str,
     changes: dict[str, list[dict[str, object]]],
 ) -> None:
@@ -173,7 +176,7 @@ def _sync_tools(
         found = changes[alias]
         for name, policy in sorted(wanted.items()):
             row = rows.get(name)
-            values = policy_changes(row or _new_row(), policy, tx.at, actor)
+            values = policy_changes(row or _new_row(), SyncedPolicy.of(policy), tx.at, actor)
             if row is None:
                 inserts.append({**_NEW_ROW, "alias": alias, "name": name, **values})
                 found.append({"tool": name, "added": True})
@@ -183,7 +186,7 @@ def _sync_tools(
                 _queue(updates, alias, name, values)
                 found.append({"tool": name, **describe_changes(values)})
         for name in sorted(set(rows) - set(wanted)):
-            if rows[name].enabled or rows[name].config_enabled:  # gone: forbidden (R9)
+            if needs_disabling(rows[name]):
                 _queue(updates, alias, name, {**_GONE, "changed_at": tx.at, "changed_by": actor})
                 found.append({"tool": name, "enabled": False, "why": "not in the configuration"})
     if inserts:
@@ -197,9 +200,7 @@ def _sync_tools(
         tx.connection.execute(statement, rows_of_keys)
 
 
-def _stored_rows(
-    connection: Connection, policies: Mapping[str, Mapping[str, ToolPolicy]]
-) -> dict[str, dict[str, Any]]:
+def _stored_rows(connection: Connection, policies: Policies) -> dict[str, dict[str, Any]]:
     """The stored state rows of the aliases of ``policies``: alias -> name -> row."""
     query = select(*_READ)
     if len(policies) <= _SCAN_ABOVE:

@@ -26,9 +26,17 @@ from toolpool.store._changes import (
 from toolpool.store._codec import storable
 from toolpool.store._database import Database
 from toolpool.store._imports import check_imports, record_imports
-from toolpool.store._rows import LISTED_COLUMNS, TOOL_STATE_COLUMNS, listed_states, tool_state
+from toolpool.store._rows import (
+    LISTED_COLUMNS,
+    TOOL_STATE_COLUMNS,
+    listed_states,
+    plain_rows,
+    tool_state,
+    with_published,
+)
 from toolpool.store._rules import after, refusal_text
-from toolpool.store._sync import check_config_hash, is_synced, remember_sync, sync_policies
+from toolpool.store._sync import Policies, check_config_hash, is_synced, remember_sync, sync_policies
+from toolpool.store._sync_diff import SyncPlan, apply_plan, plan_sync
 from toolpool.store._tables import published_tools, servers, tool_states
 from toolpool.store._values import ImportedTool, ListedState, ToolState
 
@@ -140,6 +148,39 @@ class Tools:
         with self._db.read() as connection:
             return is_synced(connection, config_hash)
 
+    def sync_and_list(
+        self, policies: Policies, *, config_hash: str, actor: str = "config"
+    ) -> Mapping[tuple[str, str], ListedState]:
+        """``sync_policies(policies, config_hash=...)`` then ``listed_states()``, for ``toolpool
+        tools`` at 100,000 tools: only the aliases the sync changes are written (the same rows,
+        release and audit events as syncing all), nothing when this configuration's sync is
+        the current release's. It is ``apply_sync(plan_sync(...))``.
+
+        Raises:
+            UsageError: a bad alias or configuration hash (nothing is written).
+        """
+        return self.apply_sync(self.plan_sync(policies, config_hash=config_hash), actor)
+
+    def plan_sync(self, policies: Policies, *, config_hash: str) -> SyncPlan:
+        """What ``sync_and_list`` will write and list, read without the write lock.
+
+        Raises:
+            UsageError: a bad alias or configuration hash.
+        """
+        check_config_hash(config_hash)
+        for alias in policies:
+            check_alias(alias)
+        with self._db.read(snapshot=True) as connection:
+            return plan_sync(connection, policies, config_hash)
+
+    def apply_sync(self, plan: SyncPlan, actor: str = "config") -> Mapping[tuple[str, str], ListedState]:
+        """Write ``plan`` in one transaction, or everything when another release was written
+        since it was read; the listing as it leaves the store."""
+        if plan.synced:
+            return plan.states
+        with self._db.write() as tx:
+            return apply_plan(tx, plan, actor)
+
     def tool_states(
         self, alias: str | None = None, *, after: tuple[str, str] | None = None, limit: int | None = None
     ) -> list[ToolState]:
@@ -169,18 +210,8 @@ class Tools:
         """(alias, name) -> what a listing shows of each tool the store knows, in one query:
         ``toolpool tools`` on 100,000 tools. The driver's rows are read as they come, without
         the per-column conversions of ``tool_states`` (seconds at that size)."""
-        query = select(*LISTED_COLUMNS).outerjoin(
-            published_tools,
-            (published_tools.c.alias == tool_states.c.alias) & (published_tools.c.name == tool_states.c.name),
-        )
         with self._db.read() as connection:
-            sql = str(query.compile(dialect=connection.dialect))
-            cursor = connection.connection.cursor()
-            try:
-                cursor.execute(sql)
-                return listed_states(cursor.fetchall())
-            finally:
-                cursor.close()
+            return listed_states(plain_rows(connection, with_published(select(*LISTED_COLUMNS))))
 
     def tool_counts(self) -> dict[str, tuple[int, int]]:
         """Alias -> (tools the store knows, of which enabled), for every alias with a tool."""
