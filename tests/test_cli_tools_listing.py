@@ -166,7 +166,7 @@ def test_after_another_process_changed_the_store_the_cache_is_synced_and_the_con
         if row[1] == "send":
             row[2] = "alpha.from_cache"
     _keep(config, head, [aliases, tools])
-    _cli(config, "disable", "alpha", "lookup")  # another process again: it syncs the config's action
+    _cli(config, "disable", "alpha", "lookup")  # another process again: a release
 
     listed = _listed(config)
     assert listed["lookup"]["state"] == "disabled"
@@ -221,3 +221,38 @@ def test_tools_json_is_byte_for_byte_what_json_dumps_writes(tmp_path: Path) -> N
     by_tool = {row["tool"]: row for row in rows}
     assert by_tool["lookup"]["reasons"] == list(odd) and by_tool["send"]["state"] == "enabled"
     assert by_tool["gone"]["state"] == "forbidden" and by_tool["gone"]["action"] is None
+
+
+def test_enable_and_disable_read_the_cached_listing_not_the_config(tmp_path: Path) -> None:
+    # At 20,000 servers a change must not read 13 MB of TOML either: the row it shows and the
+    # sync it makes come from the cache when the cache holds this very text.
+    config = _config(tmp_path)
+    _listed(config)
+    head, (aliases, tools) = _cached(config)
+    for row in tools:
+        if row[1] == "send":
+            row[2] = "alpha.from_cache"
+    _keep(config, head, [aliases, tools])
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TOOLPOOL_")}
+    for command in ("enable", "disable"):
+        done = subprocess.run(
+            [sys.executable, "-m", "toolpool", command, "alpha", "send", "--json", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT_S,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        shown = json.loads(done.stdout)
+        assert (shown["action"], shown["state"]) == ("alpha.from_cache", f"{command}d")
+    missing = subprocess.run(
+        [sys.executable, "-m", "toolpool", "enable", "alpha", "nothing", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+        env=env,
+        check=False,
+    )
+    assert missing.returncode == 1
+    assert missing.stderr == "toolpool: error: alpha/nothing is not in the configuration\n"
