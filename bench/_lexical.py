@@ -95,15 +95,19 @@ def _features(words: list[str], config: Config) -> list[str]:
     return out
 
 
-def train(samples: Sequence[tuple[Vector, int]], config: Config) -> Model:
+def train(samples: Sequence[tuple[Vector, int, float]], config: Config) -> Model:
     """Logistic regression by SGD with exact L2 (a global scale keeps each step sparse).
 
-    Classes are weighed to equal total mass, so the many real tools do not drown the few poisoned
-    definitions; the shuffle is seeded, so the same samples give the same model.
+    Samples are (vector, label, weight). Classes are weighed to equal total mass, so the many
+    real tools do not drown the few poisoned definitions; the shuffle is seeded, so the same
+    samples give the same model.
     """
-    positives = sum(label for _, label in samples)
-    negatives = len(samples) - positives
-    class_weight = {1: len(samples) / (2 * max(positives, 1)), 0: len(samples) / (2 * max(negatives, 1))}
+    samples = [s for s in samples if s[2] > 0]  # left out, not stepped over (L2 decays per step)
+    mass = {1: 0.0, 0: 0.0}
+    for _, label, weight in samples:
+        mass[label] += weight
+    total = mass[0] + mass[1]
+    class_weight = {label: total / (2 * m) if m else 0.0 for label, m in mass.items()}
     rng = random.Random(config.seed)  # noqa: S311 -- a reproducible shuffle, not a secret
     order = list(range(len(samples)))
     raw: dict[int, float] = {}
@@ -111,12 +115,12 @@ def train(samples: Sequence[tuple[Vector, int]], config: Config) -> Model:
     for _ in range(config.epochs):
         rng.shuffle(order)
         for index in order:
-            vector, label = samples[index]
+            vector, label, weight = samples[index]
             step += 1
             rate = config.rate / (1.0 + config.rate * config.l2 * step)
             z = bias + scale * sum(raw.get(i, 0.0) * v for i, v in vector)
             p = 1.0 / (1.0 + math.exp(-z)) if z > -40 else 0.0
-            gradient = (p - label) * class_weight[label]
+            gradient = (p - label) * class_weight[label] * weight
             scale *= 1.0 - rate * config.l2
             for i, v in vector:
                 raw[i] = raw.get(i, 0.0) - rate * gradient * v / scale

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _first_runs import FIRST_RUNS, first_run_drops
-from _lexical import Config, Model, definition_texts, train, vectorise
+from _lexical import Config, Model, Vector, definition_texts, train, vectorise
 from _screen_data import (
     BATCHES,
     DEFAULT_DATASETS,
@@ -58,11 +58,9 @@ _FEATURES = {
     "words+bigrams+char4": Config(chars=(4,)),
     "char3-5": Config(words=False, bigrams=False, chars=(3, 4, 5)),
 }
-# (features, whether real tools are trained on as benign); they are always scored, in their folds.
+# (features, the weight of a real tool in training, 0 = left out); real tools are always scored.
 CONFIGS = {
-    f"{name}{'' if real else ', no real in training'}": (config, real)
-    for name, config in _FEATURES.items()
-    for real in (True, False)
+    f"{name}, real x{real}": (config, real) for name, config in _FEATURES.items() for real in (1.0, 0.2, 0.0)
 }
 
 
@@ -91,23 +89,22 @@ def training_samples(datasets: Path) -> list[Sample]:
     return [Sample(e, fold, tuple(definition_texts(e.tool))) for e, fold in pairs]
 
 
-def cross_validate(samples: Sequence[Sample], config: Config, real: bool) -> list[float]:
+def cross_validate(samples: Sequence[Sample], config: Config, real: float) -> list[float]:
     """Each sample's score by the model trained on every fold but its own."""
     vectors = [vectorise(s.texts, config) for s in samples]
     scores = [0.0] * len(samples)
     for fold in sorted({s.fold for s in samples}):
         model = train(
-            [
-                (v, s.label)
-                for v, s in zip(vectors, samples, strict=True)
-                if s.fold != fold and (real or s.entry.label != "real")
-            ],
-            config,
+            [_weighed(v, s, real) for v, s in zip(vectors, samples, strict=True) if s.fold != fold], config
         )
         for i, s in enumerate(samples):
             if s.fold == fold:
                 scores[i] = model.score(vectors[i])
     return scores
+
+
+def _weighed(vector: Vector, sample: Sample, real: float) -> tuple[Vector, int, float]:
+    return vector, sample.label, real if sample.entry.label == "real" else 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,11 +207,9 @@ def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
     return best[1], best[2]
 
 
-def test_once(samples: Sequence[Sample], config: Config, real: bool, threshold: float) -> Model:
+def test_once(samples: Sequence[Sample], config: Config, real: float, threshold: float) -> Model:
     """Batch I, screened once: rules alone, then rules + the model trained on everything else."""
-    model = train(
-        [(vectorise(s.texts, config), s.label) for s in samples if real or s.entry.label != "real"], config
-    )
+    model = train([_weighed(vectorise(s.texts, config), s, real) for s in samples], config)
     batch = load_batches((TEST_BATCH,))
     rules = {e.id: screen(e).drop for e in batch}
     lexical = {e.id: model.score(vectorise(definition_texts(e.tool), config)) >= threshold for e in batch}
