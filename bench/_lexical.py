@@ -5,8 +5,8 @@ the words, cheap enough to run beside the rules, catches poisoned wording the ru
 seen. Features are read from every string ``tool_fields`` walks (description, schema strings,
 property names, enums, defaults, titles), so a model sees the same text the rules see.
 
-Hashing uses CRC-32, not ``hash()``: Python salts string hashes per process, and a model trained
-in one process must score the same in another.
+Tokens, hashing and the walk are the packaged model's (``toolpool.vetting.screener._lexical``);
+this module adds the feature variants the experiment compares and the training.
 """
 
 from __future__ import annotations
@@ -14,20 +14,15 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import re
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener._fields import tool_fields
+from toolpool.vetting.screener._lexical import Vector, hashed, words
+from toolpool.vetting.screener._lexical import definition_texts as field_texts
 
-__all__ = ["Config", "Model", "Vector", "definition_texts", "train", "vectorise"]
-
-Vector = tuple[tuple[int, float], ...]  # sorted (bucket, value), L2-normalised
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_WORD = re.compile(r"[a-z]+|[0-9]+")
+__all__ = ["Config", "Model", "definition_texts", "train", "vectorise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,40 +51,23 @@ class Model:
 
 
 def definition_texts(tool: PublishedTool) -> list[str]:
-    """The prose and names of a definition, lower-cased; identifiers split into words."""
-    texts = []
-    for field in tool_fields(tool).fields:
-        if field.kind == "raw":
-            continue  # types, formats, patterns: syntax, not wording
-        text = field.text
-        if field.kind == "key":
-            text = _CAMEL.sub(" ", text).replace("_", " ").replace("-", " ")
-        texts.append(text.lower())
-    return texts
+    """The texts the packaged model reads (``_lexical.definition_texts`` over the walk)."""
+    return field_texts(tool_fields(tool).fields)
 
 
 def vectorise(texts: Sequence[str], config: Config) -> Vector:
-    """Binary presence of each hashed feature, the whole vector scaled to length 1."""
-    mask = (1 << config.bits) - 1
-    buckets: set[int] = set()
-    for text in texts:
-        words = ["0" if w.isdigit() else w for w in _WORD.findall(text)]
-        for feature in _features(words, config):
-            buckets.add(zlib.crc32(feature.encode()) & mask)
-    if not buckets:
-        return ()
-    value = 1.0 / math.sqrt(len(buckets))
-    return tuple((b, value) for b in sorted(buckets))
+    """The configured features, hashed as the packaged model hashes them."""
+    return hashed((f for text in texts for f in _features(words(text), config)), config.bits)
 
 
-def _features(words: list[str], config: Config) -> list[str]:
+def _features(tokens: list[str], config: Config) -> list[str]:
     out: list[str] = []
     if config.words:
-        out.extend(f"w:{w}" for w in words)
+        out.extend(f"w:{w}" for w in tokens)
     if config.bigrams:
-        out.extend(f"b:{a} {b}" for a, b in itertools.pairwise(words))
+        out.extend(f"b:{a} {b}" for a, b in itertools.pairwise(tokens))
     for n in config.chars:
-        for word in words:
+        for word in tokens:
             padded = f" {word} "
             out.extend(f"c{n}:{padded[i : i + n]}" for i in range(max(1, len(padded) - n + 1)))
     return out
