@@ -1,6 +1,6 @@
 """How well the rule screener separates poisoned tool definitions from honest ones, and how fast.
 
-    .venv/bin/python bench/screen_quality.py [--datasets DIR] [--json] [--repeat N]
+    .venv/bin/python bench/screen_quality.py [--datasets DIR] [--json] [--repeat N] [--lexical]
         [--judge SPEC [--judge-base-url URL] [--judge-api-key-env VAR] [--judge-timeout S]]
 
 1. ``mcpproxy-go/normalized.jsonl`` (labelled): recall on malicious entries, overall and per
@@ -16,6 +16,9 @@
    descriptions; RESULTS.md §4b has each batch's first run, the honest estimate);
 5. time per tool over every definition above (``--repeat`` passes, median and p99), against the
    same screener given names-only peers in the same run (the seam before issue 18).
+
+With ``--lexical`` the screener runs with its learned lexical model on (``RuleScreener(lexical=True)``,
+issue 18; ``bench/lexical_model.py`` has how it was chosen and tested).
 
 With ``--judge openai:<model>`` (or ``anthropic:<model>``) the screen judge then reviews every
 definition the rules passed, and each set is reported with the rules alone and with the judge
@@ -59,6 +62,7 @@ def main() -> None:
     parser.add_argument("--datasets", type=Path, default=DEFAULT_DATASETS, help="the shared datasets folder")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--repeat", type=int, default=20, help="timing passes over all tools (default 20)")
+    parser.add_argument("--lexical", action="store_true", help="the screener with its lexical model on")
     parser.add_argument(
         "--judge",
         metavar="SPEC",
@@ -74,6 +78,9 @@ def main() -> None:
         "--judge-timeout", type=float, default=30.0, metavar="S", help="seconds per judgement (default 30)"
     )
     args = parser.parse_args()
+    if args.lexical:
+        global _SCREENER
+        _SCREENER = RuleScreener(lexical=True)
     proxy = load(args.datasets / "mcpproxy-go" / "normalized.jsonl")
     live = load(args.datasets / "livemcpbench" / "normalized.jsonl")
     held_out = load_held_out()

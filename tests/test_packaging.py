@@ -25,6 +25,7 @@ _DEMO_S = 300  # the demo starts five servers and runs 28 steps; ~35 s on a load
 RUN_TIME_FILES = (
     "toolpool/py.typed",
     "toolpool/demo/toolpool.toml",
+    "toolpool/vetting/screener/lexical_model.json",
     "toolpool/store/migrations/env.py",
     "toolpool/store/migrations/script.py.mako",
     "toolpool/serve/ui/templates/base.html",

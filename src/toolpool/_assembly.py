@@ -122,7 +122,11 @@ async def assemble(
     approved = pins or (
         ConfigFirstPins(configured, opened.pins.as_pins(actor="pool")) if opened else MemoryPins(configured)
     )
-    screening = screener if screener is not None else RuleScreener(config.pool.screen_threshold)
+    screening = (
+        screener
+        if screener is not None
+        else RuleScreener(config.pool.screen_threshold, lexical=config.pool.screen_lexical)
+    )
     spec_hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
     registry = Registry()
     redactor = Redactor()

@@ -329,6 +329,8 @@ class PoolSettings(LimitFields):
     """The largest result accepted from a server; larger is `result_too_large`."""
     screen_threshold: Annotated[float, Field(gt=0)] = 1.0
     """The screener's score at or above which a tool is dropped (R5)."""
+    screen_lexical: bool = False
+    """A small learned model of poisoned wording beside the screener's rules, for tool definitions only (it can only add a drop; issue 18). Off by default: it catches some wording the rules miss and drops a few honest definitions."""
     auth_failure_limit: Annotated[int, Field(ge=1, le=1_000_000)] = 20
     """`serve --http`: failed authentications from one address within `auth_failure_window_s` before it is refused."""
     auth_failure_window_s: Annotated[float, Field(gt=0, le=86_400)] = 60.0

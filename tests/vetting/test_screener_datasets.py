@@ -117,3 +117,17 @@ def test_issue18_the_batches_keep_the_targets_with_their_peers_described() -> No
     assert len(malicious) >= 50 and len(benign) >= 50
     assert sum(malicious) / len(malicious) >= 0.90
     assert sum(benign) / len(benign) <= 0.05
+
+
+def test_issue18_with_the_lexical_model_at_most_1_percent_of_real_tools_are_dropped() -> None:
+    # The model never saw a real tool in training (RESULTS.md §4e), so these are unseen tools.
+    lexical = RuleScreener(lexical=True)
+    data = [
+        *rows(DATASETS / "livemcpbench" / "normalized.jsonl"),
+        *(row for row in rows(DATASETS / "mcpproxy-go" / "normalized.jsonl") if row["label"] == "real"),
+    ]
+    dropped = [
+        row["id"] for row, peers in real_tools(data) if lexical.screen_tool(published(row), peers).drop
+    ]
+    assert len(data) == 572
+    assert len(dropped) / len(data) <= 0.01, dropped

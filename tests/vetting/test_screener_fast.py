@@ -338,8 +338,9 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     # _screen, on either path alike.
     _screener.RuleScreener.screen_tool: set(),
     _screener.RuleScreener.explain_tool: {"Explained", "explain"},
+    # lexical_findings (issue 18) reads the walk itself, outside _screen: both paths consult it.
     _screener.RuleScreener._tool_findings: {
-        *("Finding", "_screen", "_split", "impersonation_findings", "tool_fields"),
+        *("Finding", "_screen", "_split", "impersonation_findings", "lexical_findings", "tool_fields"),
     },
     _screener._screen: {
         *("Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),

@@ -14,6 +14,7 @@ from toolpool.vetting import Verdict
 from toolpool.vetting.screener import SIGNALS, RuleScreener
 
 SCREENER = RuleScreener()
+LEXICAL = RuleScreener(lexical=True)  # the learned model beside the rules (issue 18)
 
 # Words and characters the detectors react to, so that generated text reaches them.
 _WORDS = (
@@ -43,7 +44,7 @@ schemas = st.dictionaries(
 _LABELS = "|".join(re.escape(signal.label) for signal in SIGNALS.values())
 _REASON = re.compile(
     rf"(?:{_LABELS})(?: \([A-Za-z0-9_.+,~/ -]{{1,64}}\))?(?:, quoted or as an example)? in "
-    r"(?:result|the definition \(too large to screen fully\)|"
+    r"(?:result|the definition \(too large to screen fully\)|the definition's wording|"
     r"(?:name|description|inputSchema|outputSchema|annotations)(?:\.[A-Za-z0-9_$-]{1,40}|\[\d+\])*"
     r"(?: \((?:name|key)\))?)(?: \(\+\d+ more places\))?"
 )
@@ -68,6 +69,9 @@ def test_r5_any_definition_gets_the_same_well_formed_verdict(
     verdict = SCREENER.screen_tool(tool, peers)
     check(verdict)
     assert SCREENER.screen_tool(tool, peers) == verdict
+    with_model = LEXICAL.screen_tool(tool, peers)
+    check(with_model)
+    assert with_model.score >= verdict.score and (with_model.drop or not verdict.drop)
 
 
 @settings(max_examples=300, deadline=None)

@@ -56,7 +56,8 @@ def screen(
     """
     from toolpool.vetting.screener import RuleScreener
 
-    screener = RuleScreener(load(config).pool.screen_threshold if config is not None else 1.0)
+    pool = load(config).pool if config is not None else None
+    screener = RuleScreener(pool.screen_threshold, lexical=pool.screen_lexical) if pool else RuleScreener()
     if not file.is_file():
         fail(f"{file}: no such file")
     with file.open("rb") as lines:  # every line is checked before any verdict is printed

@@ -15,6 +15,7 @@ from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
 from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
+from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
@@ -35,7 +36,11 @@ _CONCEALED = 0.25
 class RuleScreener:
     """Scores tool definitions and result texts with weighted rules; 1.0 is the drop line.
 
-    Offline and deterministic: no network, no model, the same verdict for the same input.
+    Offline and deterministic: no network, the same verdict for the same input. With
+    ``lexical=True`` a small packaged model of poisoned wording (``_lexical``, issue 18) reads
+    each tool definition beside the rules and can add a drop, never remove one; results are never
+    given to it. It is off by default: it catches some wording the rules miss, at the price of a
+    few honest definitions dropped (RESULTS.md §4e).
     A verdict drops when its score reaches ``threshold``. Hard signals (hidden characters,
     concealed or model-directed instructions, exfiltration, sensitive files, shadowing, spare
     parameters) weigh 1.0 each; soft ones add up. ``reasons`` are local text naming each signal
@@ -47,11 +52,12 @@ class RuleScreener:
         ValueError: if ``threshold`` is not a positive number.
     """
 
-    def __init__(self, threshold: float = 1.0, *, fast_path: bool = True) -> None:
+    def __init__(self, threshold: float = 1.0, *, fast_path: bool = True, lexical: bool = False) -> None:
         if not (isinstance(threshold, int | float) and math.isfinite(threshold) and threshold > 0):
             raise ValueError(f"screen threshold must be a positive number, not {threshold!r}")
         self._threshold = float(threshold)
         self._fast_path = fast_path
+        self._lexical = lexical
         self._nothing_found = self._verdict((), "text")
 
     @property
@@ -87,6 +93,8 @@ class RuleScreener:
             described=described,
         )
         findings += impersonation_findings(tool.name, tool.description or "", described)
+        if self._lexical:  # outside ``_screen``: the fast path and the full one both consult it
+            findings += lexical_findings(walk.fields)
         if walk.truncated:
             findings.append(Finding("long_text", "the definition (too large to screen fully)"))
         return findings

@@ -1,0 +1,78 @@
+"""The rules as they stood when each training batch was first screened (its honest first run).
+
+Each batch of issue 18 was screened once by the rules of a known commit before any rule was
+changed for it (RESULTS.md §4b, §4d). Re-running those rules on the batch gives what they missed
+on wording they had not seen, which is what a model beside the rules would have to add. The
+commit's ``src`` is extracted with ``git archive`` into a temporary folder and run in a
+subprocess, so the rules of this checkout are not imported twice.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+__all__ = ["FIRST_RUNS", "first_run_drops"]
+
+_ROOT = Path(__file__).resolve().parents[1]
+_DATA = _ROOT / "bench" / "data"
+# batch -> (file, commit of its first run); from RESULTS.md §4b and §4d.
+FIRST_RUNS = {
+    "D": ("screen_batch_d.jsonl", "4a9289c"),
+    "E": ("screen_batch_e.jsonl", "b6878a3"),
+    "F": ("screen_batch_f.jsonl", "22dc513"),
+    "G": ("screen_batch_g.jsonl", "0dd73e4"),
+    "H": ("screen_batch_h.jsonl", "6f7195d"),
+    "T1": ("tuner_checks.jsonl", "c101a1b"),
+    "T2": ("tuner_checks.jsonl", "375e718"),
+    "T3": ("tuner_checks.jsonl", "2984d0c"),
+}
+
+# Run under the old commit's ``src``: peers as definitions where that commit's seam had them.
+_SCREEN = """
+import json, sys
+from toolpool.upstream import PublishedTool
+from toolpool.vetting.screener import RuleScreener
+try:
+    from toolpool.vetting.screening import Peer
+except ImportError:
+    Peer = None
+screener, batch, drops = RuleScreener(), sys.argv[2], {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    row = json.loads(line) if line.strip() else None
+    if row is None or row["batch"] != batch:
+        continue
+    listed = row.get("peers") or []
+    peers = {p["name"] for p in listed} | {p["server"] for p in listed}
+    if Peer is not None:
+        peers |= {Peer(p["name"], p.get("description") or "") for p in listed}
+    tool = PublishedTool(name=row["name"], description=row.get("description") or "",
+                         input_schema=row.get("inputSchema") or {"type": "object"})
+    drops[row["id"]] = screener.screen_tool(tool, frozenset(peers)).drop
+json.dump(drops, sys.stdout)
+"""
+
+
+def first_run_drops(batch: str) -> dict[str, bool]:
+    """Entry id -> dropped, by the rules of the batch's first-run commit."""
+    name, commit = FIRST_RUNS[batch]
+    archive = subprocess.run(
+        ["git", "-C", str(_ROOT), "archive", commit, "src"], capture_output=True, check=True
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+            tar.extractall(folder, filter="data")
+        out = subprocess.run(
+            [sys.executable, "-c", _SCREEN, str(_DATA / name), batch],
+            capture_output=True,
+            check=True,
+            env={"PYTHONPATH": str(Path(folder) / "src")},
+            timeout=300,
+        )
+    drops: dict[str, bool] = json.loads(out.stdout)
+    return drops
