@@ -67,9 +67,9 @@ def _keep(config: Path, head: dict[str, Any], body: list[Any], *, body_hash: str
     _cache(config).write_bytes(json.dumps(head).encode() + b"\n" + text)
 
 
-def _cli(config: Path, *args: str) -> None:
+def _run(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("TOOLPOOL_")}
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "toolpool", *args, "--config", str(config)],
         capture_output=True,
         text=True,
@@ -77,6 +77,10 @@ def _cli(config: Path, *args: str) -> None:
         env=env,
         check=False,
     )
+
+
+def _cli(config: Path, *args: str) -> None:
+    done = _run(config, *args)
     assert done.returncode == 0, done.stderr
 
 
@@ -233,26 +237,11 @@ def test_enable_and_disable_read_the_cached_listing_not_the_config(tmp_path: Pat
         if row[1] == "send":
             row[2] = "alpha.from_cache"
     _keep(config, head, [aliases, tools])
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TOOLPOOL_")}
     for command in ("enable", "disable"):
-        done = subprocess.run(
-            [sys.executable, "-m", "toolpool", command, "alpha", "send", "--json", "--config", str(config)],
-            capture_output=True,
-            text=True,
-            timeout=_TIMEOUT_S,
-            env=env,
-            check=False,
-        )
+        done = _run(config, command, "alpha", "send", "--json")
         assert done.returncode == 0, done.stderr
         shown = json.loads(done.stdout)
         assert (shown["action"], shown["state"]) == ("alpha.from_cache", f"{command}d")
-    missing = subprocess.run(
-        [sys.executable, "-m", "toolpool", "enable", "alpha", "nothing", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=_TIMEOUT_S,
-        env=env,
-        check=False,
-    )
+    missing = _run(config, "enable", "alpha", "nothing")
     assert missing.returncode == 1
     assert missing.stderr == "toolpool: error: alpha/nothing is not in the configuration\n"
