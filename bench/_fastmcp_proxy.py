@@ -41,7 +41,10 @@ async def _serve_stdio(proxy: Any) -> None:
 
 
 async def _serve_http(proxy: Any) -> None:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # TCP as the protocol and Nagle off, as uvicorn's own listener and `toolpool serve` have
+    # them: otherwise every answer waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)

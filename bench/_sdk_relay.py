@@ -58,7 +58,10 @@ async def _serve(mode: str, era: str, spec: dict[str, Any]) -> None:
             async with stdio_server() as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             return
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # TCP as the protocol and Nagle off, as uvicorn's own listener and `toolpool serve` have
+        # them: otherwise every answer waits ~40 ms for the client's delayed ACK.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(("127.0.0.1", 0))
         sock.listen(128)
         sys.stderr.write(f"{READY}http://127.0.0.1:{sock.getsockname()[1]}/mcp\n")
