@@ -7,7 +7,6 @@ client calling in sequence got at most ~20 calls/s however fast the gateway was 
 from __future__ import annotations
 
 import socket
-import statistics
 import time
 from pathlib import Path
 
@@ -29,13 +28,15 @@ _DELAYED_ACK_S = 0.040
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
 def test_a_connection_the_listener_accepts_has_nagles_algorithm_off(host: str) -> None:
-    with listen(HttpAddress(host, 0)) as listener:
-        with socket.create_connection(listener.getsockname()[:2], timeout=TEST_S) as client:
-            accepted, _ = listener.accept()
-            with accepted:
-                assert accepted.proto == socket.IPPROTO_TCP  # so asyncio's transport sets it too
-                assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
-                assert client.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # the check can fail
+    with (
+        listen(HttpAddress(host, 0)) as listener,
+        socket.create_connection(listener.getsockname()[:2], timeout=TEST_S) as client,
+    ):
+        accepted, _ = listener.accept()
+        with accepted:
+            assert accepted.proto == socket.IPPROTO_TCP  # so asyncio's transport sets it too
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+            assert client.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # the check can fail
 
 
 async def test_calls_in_sequence_on_one_connection_are_not_held_back_by_delayed_acks(tmp_path: Path) -> None:
@@ -51,4 +52,6 @@ async def test_calls_in_sequence_on_one_connection_are_not_held_back_by_delayed_
                 answer = await http.post(running.url, content=body, headers=headers)
                 took.append(time.perf_counter() - began)
                 assert answer.status_code == 200, answer.text
-    assert statistics.median(took[1:]) < _DELAYED_ACK_S / 2, took
+    # Each answer is held back by a delayed ACK, or none is: the fastest call tells which,
+    # however busy the machine is.
+    assert min(took[1:]) < _DELAYED_ACK_S / 2, took

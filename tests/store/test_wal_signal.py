@@ -107,3 +107,32 @@ def test_sqlite_gate3_from_memory_is_never_stale_whichever_connection_commits(
                     direct.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             direct.close()
+
+
+def test_a_bearer_token_from_memory_is_refused_at_once_when_another_connection_revokes_it(
+    tmp_path: Path, key: SecretKey
+) -> None:
+    url = f"sqlite:///{tmp_path / 'toolpool.db'}"
+    with Store.open(url, key=key) as store, Store.open(url, key=key) as other:
+        for n in range(COMMITS // 3):
+            token = other.tokens.add_token(f"t{n}", ["*"], ["*"], actor="ana")
+            for _ in range(3):  # asked again and again between two commits
+                holder = store.tokens.token_holder(token)
+                assert holder is not None and holder.name == f"t{n}", n
+            other.tokens.revoke_token(f"t{n}", actor="ana")
+            assert store.tokens.token_holder(token) is None, n
+            assert store.tokens.token_holder(token) is None, n
+
+
+def test_tokens_nobody_holds_are_asked_each_time_and_never_kept_in_memory(
+    tmp_path: Path, key: SecretKey
+) -> None:
+    url = f"sqlite:///{tmp_path / 'toolpool.db'}"
+    with Store.open(url, key=key) as store:
+        token = store.tokens.add_token("ci", ["*"], ["*"], actor="ana")
+        assert store.tokens.token_holder(token) is not None
+        assert store.tokens.token_holder(token) is not None
+        kept = len(store.cached._kept)  # private: an unauthenticated caller must not grow it
+        for n in range(500):
+            assert store.tokens.token_holder(f"{token[:-8]}{n:08d}") is None
+        assert len(store.cached._kept) == kept == 1

@@ -112,6 +112,17 @@ class Database:
         except Exception as exc:
             raise UsageError(f"the store at {self.display} failed: {first_line(exc)}") from exc
 
+    def found_row(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
+        """``hot_row``, a row found given again from memory while nothing was committed since
+        (SQLite; ``EnabledCache.found_row``)."""
+        self.check_open()
+        try:
+            return self.cached.found_row(sql, parameters)
+        except UsageError:
+            raise
+        except Exception as exc:
+            raise UsageError(f"the store at {self.display} failed: {first_line(exc)}") from exc
+
     # -- transactions ----------------------------------------------------------------------
 
     @contextmanager

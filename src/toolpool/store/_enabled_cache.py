@@ -132,6 +132,21 @@ class EnabledCache:
                 self._answers[key] = answer
             return answer
 
+    def found_row(self, sql: str, parameters: tuple[str, ...]) -> Any:
+        """The first row of ``sql`` on the gate's connection, or None: on SQLite a row found
+        is given again from memory while no commit happened since (a row not found is asked
+        again each time, so unknown keys cannot fill memory); on PostgreSQL always asked.
+
+        Raises:
+            UsageError: the store is closed.
+            Exception: the driver's own error when the database fails.
+        """
+        if self._closed:
+            raise UsageError("the store is closed")
+        if not self._direct:
+            return self._gate.fetchone(sql, parameters)
+        return self._remembered(("row", sql, parameters), sql, parameters, keep_missing=False)
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
@@ -163,7 +178,9 @@ class EnabledCache:
         self._stamp = stamp
         return head
 
-    def _remembered(self, question: Hashable, sql: str, parameters: tuple[str, ...]) -> Any:
+    def _remembered(
+        self, question: Hashable, sql: str, parameters: tuple[str, ...], *, keep_missing: bool = True
+    ) -> Any:
         """The first row of ``sql`` (or None) on the gate's connection, kept under the WAL
         index's header read before it, and given again while that header stays the same.
 
@@ -182,7 +199,7 @@ class EnabledCache:
                 return kept[1]
         answer = self._gate.fetchone(sql, parameters)
         connects = self._gate.connects
-        if header is not None and connects == self._armed:
+        if header is not None and connects == self._armed and (keep_missing or answer is not None):
             if len(self._kept) >= _MAX_ANSWERS:
                 self._kept.clear()
             self._kept[question] = (header, answer)

@@ -85,8 +85,9 @@ class Tokens:
         """Who ``token`` stands for, looked up by its hash; None if unknown or revoked.
 
         It runs before every HTTP request, so it reads the token's row on the gate's raw
-        connection (no SQLAlchemy, no thread hop needed) and reuses the holder made for the
-        same row before: a revoked or re-made token still changes the answer at once.
+        connection (no SQLAlchemy, no thread hop needed), on SQLite from memory while nothing
+        was committed since it was read (``Database.found_row``), and reuses the holder made
+        for the same row before: a revoked or re-made token still changes the answer at once.
 
         Raises:
             UsageError: the store is closed or the database cannot answer.
@@ -94,7 +95,7 @@ class Tokens:
         if not plausible(token):
             return None
         wanted = token_hash(token)
-        row = self._db.hot_row(self._db.gate.token_sql, (wanted,))
+        row = self._db.found_row(self._db.gate.token_sql, (wanted,))
         if row is None or not hmac.compare_digest(row[0], wanted):
             return None
         key = tuple(row)

@@ -83,7 +83,9 @@ def listen(address: HttpAddress) -> socket.socket:
         UsageError: the address cannot be bound (in use, not local, not permitted).
     """
     try:
-        family, kind, protocol, _, where = socket.getaddrinfo(address.host, address.port, type=socket.SOCK_STREAM)[0]
+        family, kind, protocol, _, where = socket.getaddrinfo(
+            address.host, address.port, type=socket.SOCK_STREAM
+        )[0]
         sock = socket.socket(family, kind, protocol)
     except OSError as exc:
         raise UsageError(f"cannot listen on {address.host}:{address.port}: {exc.strerror or exc}") from exc
@@ -167,13 +169,15 @@ def http_app(
     door = _HttpDoor(gateway)
     server = build_server(gateway, door)
     security = rebinding_guard(host, port, public_hosts)
-    mcp_app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=HTTP_PATH,
-        transport_security=security,
-        host=host,
-        session_idle_timeout=IDLE_S,
+    mcp_app: ASGIApp = RetryAfter(
+        server.streamable_http_app(
+            streamable_http_path=HTTP_PATH,
+            transport_security=security,
+            host=host,
+            session_idle_timeout=IDLE_S,
+        )
     )
-    if lean:
+    if lean:  # it adds Retry-After to its own answers, with no header to hold back
         mcp_app = LeanHttp(mcp_app, gateway, server, door.of_scope, security, HTTP_PATH)
 
     async def lookup(token: str) -> TokenHolder | None:
@@ -182,7 +186,7 @@ def http_app(
         return gateway.store.tokens.token_holder(token)
 
     gated: ASGIApp = BearerGate(
-        _IdGuard(RetryAfter(mcp_app)), lookup, gateway.views, guard=guard, audit=gateway.store.audit.audit
+        _IdGuard(mcp_app), lookup, gateway.views, guard=guard, audit=gateway.store.audit.audit
     )
     return gated if gateway.replica is None else ReplicaSessionIds(gated, gateway.replica)
 

@@ -13,8 +13,10 @@ The answer is what the SDK's entry sends: ``application/json`` encoded as it enc
 (``json.dumps``, compact), status 200 (an error maps to the SDK's table), once the call
 finished within the SDK's deferral window; a call that runs longer commits to
 ``text/event-stream`` with the SDK's keepalive comment until it ends, and a client that
-disconnects cancels the call. ``Mcp-Param-*`` headers never fail here: the gateway's front
-announces no tool input schema for them (``build_server``), so the SDK checks nothing either.
+disconnects cancels the call. A limits refusal gets ``Retry-After`` (``_retry_after``) here,
+as ``RetryAfter`` gives it to the SDK's answers. ``Mcp-Param-*`` headers never fail here: the
+gateway's front announces no tool input schema for them (``build_server``), so the SDK checks
+nothing either.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from toolpool.serve.gateway._asgi_body import read_body, replaying
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._gateway import Gateway
 from toolpool.serve.gateway._lean import HotRequest, LeanAnswers
+from toolpool.serve.gateway._retry_after import retry_after_of
 
 __all__ = ["LeanHttp"]
 
@@ -177,10 +180,10 @@ async def _answer(answers: LeanAnswers, request: HotRequest, receive: Receive, s
 
 
 async def _send_json(send: Send, status: int, body: bytes) -> None:
-    start: Message = {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-length", str(len(body)).encode()), (b"content-type", b"application/json")],
-    }
+    headers = [(b"content-length", str(len(body)).encode()), (b"content-type", b"application/json")]
+    wait = retry_after_of(body)
+    if wait is not None:
+        headers.append((b"retry-after", b"%d" % wait))
+    start: Message = {"type": "http.response.start", "status": status, "headers": headers}
     await send(start)
     await send({"type": "http.response.body", "body": body})
