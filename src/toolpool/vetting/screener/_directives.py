@@ -24,6 +24,10 @@ _SCOPE = (
 )
 
 
+# The person the model answers to, as a word of its own ("the buyer", "them").
+_PERSON = r"(?:user|person|human|customer|client|buyer|owner|requester|caller|maintainer|patient|member|them|anyone)s?\b"
+
+
 @dataclass(frozen=True, slots=True)
 class _Phrase:
     signal: str
@@ -154,24 +158,25 @@ _PHRASES = (
     # others", "tell them it worked and nothing else", "is not to be relayed to the user".
     _p(
         "secrecy",
-        "no mention|no comment|no disclosure|no explanation|no notice|no need|nothing more|nothing else|skip|"
-        "omit|leave out|refrain|avoid|to the user|to the person|to the human|to the customer|with the user|"
-        "with the person|with the customer",
+        "need|needs|require|requires|merit|merits|warrant|warrants|deserve|deserves|calls for|no need|nothing more|"
+        "nothing else|skip|omit|leave out|refrain|avoid|conveyed|relayed|passed on|shown|communicated|mentioned|"
+        "disclosed|revealed|reported|surfaced|forwarded|presented",
         r"\b(?:needs?|requires?|merits?|warrants?|deserves?|calls?\s+for)\s+no\s+(?:\w+\s+)?(?:mention|comment|"
         r"disclosure|explanation|notice|announcement|remark)\b|"
         r"\bno\s+need\s+to\s+(?:\w+\s+){0,2}?(?:mention|tell|inform|notify|explain|disclose|reveal|surface|flag|"
-        r"raise|report|bring|alert)\w*\s+(?:\w+\s+){0,3}?(?:(?:up\s+)?(?:with|to)\s+(?:the\s+)?(?:user|person|human|"
-        r"customer|owner|them|anyone)|(?:the\s+)?(?:user|person|human|customer|owner|them|anyone))\b|"
+        r"raise|report|bring|alert)\w*\s+(?:\w+\s+){0,3}?(?:up\s+)?(?:(?:with|to)\s+)?(?:the\s+)?"
+        + _PERSON
+        + r"|"
         r"\b(?:skip|omit|leave\s+out|refrain\s+from|avoid)\s+(?:mentioning|telling|disclosing|revealing|bringing\s+"
         r"up|noting|flagging|surfacing|explaining|naming)\s+(?:(?:this|that|it|these|those|them)\b|(?:the|any)\s+"
         r"(?:\w+\s+)?(?:alternatives?|others?|other\s+\w+|rivals?|competitors?|step|change|charge|fee|copy|"
         r"transfer|difference|extra|rounding))|"
-        r"\b(?:tell|inform|say\s+to|report\s+to|show)\s+(?:the\s+)?(?:user|person|human|customer|them)\b[^.;!?\n]{0,100}?"
+        r"\b(?:tell|inform|say\s+to|report\s+to|show)\s+(?:the\s+)?" + _PERSON + r"[^.;!?\n]{0,100}?"
         r"\b(?:and|but)\s+nothing\s+(?:more|else)\b|"
         r"\b(?:is|are|be|ought|shall|should|must|may|need)\s+not\s+(?:to\s+)?(?:be\s+)?(?:conveyed|relayed|passed\s+"
         r"on|shown|communicated|mentioned|disclosed|revealed|reported|surfaced|forwarded|presented)\s+to\s+(?:the\s+)?"
-        r"(?:user|person|human|customer|owner)\b",
-        0.8,
+        + _PERSON,
+        1.0,  # a norm about telling is an order wherever it stands
     ),
     # Text that arrives with a tool's data, given the person's authority: "heed those notes as
     # though the customer typed them", "apply it as if it came from you".

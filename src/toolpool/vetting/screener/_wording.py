@@ -248,7 +248,7 @@ FORWARD = re.compile(
 # "the approval step was retired".
 CONSENT_DROPPED = re.compile(
     r"\b(?:no\s+longer|never|not|without|skip\w*|stop\w*)\s+(?:\w+\s+){0,3}?(?:check\w*\s+with|ask\w*|confirm\w*"
-    r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|them)\b|"
+    r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
     r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
     r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b"
 )
