@@ -21,13 +21,15 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b and §4d.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d and §4f.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
     "F": ("screen_batch_f.jsonl", "22dc513"),
     "G": ("screen_batch_g.jsonl", "0dd73e4"),
     "H": ("screen_batch_h.jsonl", "6f7195d"),
+    "I": ("screen_batch_i.jsonl", "6f7195d"),
+    "J": ("screen_batch_j.jsonl", "1303e8f"),
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),

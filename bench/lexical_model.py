@@ -1,12 +1,12 @@
 """Issue 18's experiment: does a small learned lexical model beside the rules catch unseen wording?
 
     PYTHONPATH=src .venv/bin/python bench/lexical_model.py              # cross-validation only
-    PYTHONPATH=src .venv/bin/python bench/lexical_model.py --test-once  # + batch I, once
+    PYTHONPATH=src .venv/bin/python bench/lexical_model.py --test-once FILE  # + a blind batch, once
     PYTHONPATH=src .venv/bin/python bench/lexical_model.py --write      # rebuild the packaged model
 
-Training data: every labelled set the screener bench loads except batch I — mcpproxy-go's
-labelled entries, the held-out batches A/B/C, batches D-H, the tuner's check sets T1-T3 — and the
-real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
+Training data: every labelled set the screener bench loads — mcpproxy-go's labelled entries, the
+held-out batches A/B/C, batches D-J (I and J since RESULTS.md §4g), the tuner's check sets T1-T3
+— and the real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
 
 1. **Leave one batch out**: each labelled batch is a fold (scored by a model trained on all the
    rest), and the real tools are five folds grouped by server (a server's tools share wording, so
@@ -14,9 +14,9 @@ real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benig
    cross-validated; the threshold of each is the lowest whose cross-validated false drops are
    within ``MAX_REAL`` of real tools and ``MAX_BENIGN`` of benign definitions, and the
    configuration with the best held-out recall at its threshold is chosen.
-2. With ``--test-once``: the chosen configuration is trained on all the training data and batch I
-   (``bench/data/screen_batch_i.jsonl``) is screened by the rules alone and by rules + model —
-   the model can only add a drop. Batch I is read at no other point.
+2. With ``--test-once FILE``: the chosen configuration is trained on all the training data but
+   FILE (a batch written blind, in the batches' format), and FILE is screened by the rules alone
+   and by rules + model — the model can only add a drop. FILE is read at no other point.
 3. Time per tool: the model (features + score) against the rules, in the same run.
 4. With ``--write``: the chosen configuration trained on all the training data (fixed seed, so
    the same file every time) is written to ``src/toolpool/vetting/screener/lexical_model.json``,
@@ -56,7 +56,6 @@ from toolpool.vetting.screener._lexical import MIN_WORDS, MODEL_FILE, LexicalMod
 MAX_REAL = 0.005
 MAX_BENIGN = 0.03
 REAL_FOLDS = 5
-TEST_BATCH = Path(__file__).resolve().parent / "data" / "screen_batch_i.jsonl"
 MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "toolpool" / "vetting" / "screener" / MODEL_FILE
 TUNER_CHECKS = Path(__file__).resolve().parent / "data" / "tuner_checks.jsonl"
 
@@ -83,12 +82,13 @@ class Sample:
         return int(self.entry.label == "malicious")
 
 
-def training_samples(datasets: Path) -> list[Sample]:
+def training_samples(datasets: Path, held_out: Path | None = None) -> list[Sample]:
     proxy = load(datasets / "mcpproxy-go" / "normalized.jsonl")
     live = load(datasets / "livemcpbench" / "normalized.jsonl")
     labelled = [(e, "mcpproxy-go") for e in proxy if e.label != "real"]
     labelled += [(e, e.batch) for e in load_held_out()]
-    labelled += [(e, e.batch) for e in load_batches(tuple(p for p in BATCHES if p != TEST_BATCH))]
+    kept = tuple(p for p in BATCHES if held_out is None or p.resolve() != held_out.resolve())
+    labelled += [(e, e.batch) for e in load_batches(kept)]
     labelled += [(e, e.batch) for e in load_batches((TUNER_CHECKS,))]
     real = dedupe_by_description(
         [e for e in live if e.label == "real"] + [e for e in proxy if e.label == "real"]
@@ -204,7 +204,7 @@ def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
         print(
             f"{name:44} t={op.threshold:.3f} recall {op.recall:6.1%}  real dropped {op.real_dropped}/{n_real}"
             f"  benign dropped {op.benign_dropped}/{n_benign}  ({elapsed:.0f} s)\n    {folds}\n"
-            f"    first runs (D-H, T1-T3): rules {add.poisoned - add.missed}/{add.poisoned},"
+            f"    first runs (D-J, T1-T3): rules {add.poisoned - add.missed}/{add.poisoned},"
             f" + model {add.poisoned - add.missed + add.caught}/{add.poisoned};"
             f" benign the model adds: {add.benign_dropped}/{add.benign}"
         )
@@ -227,10 +227,10 @@ def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
     return name, op
 
 
-def test_once(samples: Sequence[Sample], config: Config, real: float, threshold: float) -> Model:
-    """Batch I, screened once: rules alone, then rules + the model trained on everything else."""
+def test_once(samples: Sequence[Sample], config: Config, real: float, threshold: float, path: Path) -> Model:
+    """A blind batch, screened once: rules alone, then rules + the model trained on everything else."""
     model = train([_weighed(vectorise(s.texts, config), s, real) for s in samples], config)
-    batch = load_batches((TEST_BATCH,))
+    batch = load_batches((path,))
     rules = {e.id: screen(e).drop for e in batch}
     lexical = {e.id: model.score(vectorise(definition_texts(e.tool), config)) >= threshold for e in batch}
     for name, drops in (("rules", rules), ("rules + model", {k: rules[k] or lexical[k] for k in rules})):
@@ -243,23 +243,23 @@ def test_once(samples: Sequence[Sample], config: Config, real: float, threshold:
             by_class[e.category or "?"].append(drops[e.id])
         classes = ", ".join(f"{c} {sum(v)}/{len(v)}" for c, v in sorted(by_class.items()))
         print(
-            f"batch I, {name:13}: recall {caught}/{len(mal)}, benign dropped {dropped}/{len(ben)}  ({classes})"
+            f"{path.name}, {name:13}: recall {caught}/{len(mal)}, benign dropped {dropped}/{len(ben)}  ({classes})"
         )
     return model
 
 
 def write(samples: Sequence[Sample], config: Config, real: float, threshold: float) -> None:
     """The packaged model: weights by bucket, bias and threshold, as exact floats."""
-    if config.chars or not (config.words and config.bigrams):
-        raise SystemExit("the packaged scorer reads words and bigrams only; not written")
+    if config.chars or not config.words:
+        raise SystemExit("the packaged scorer reads words (and bigrams) only; not written")
     model = train([_weighed(vectorise(s.texts, config), s, real) for s in samples], config)
-    packaged = LexicalModel(config.bits, model.bias, threshold, model.weights)
+    packaged = LexicalModel(config.bits, model.bias, threshold, model.weights, config.bigrams)
     for s in samples:  # the scorer in the package is the one measured here
         fields = tool_fields(s.entry.tool).fields
         assert packaged.probability(fields) == model.score(vectorise(s.texts, config)), s.entry.id
     document = {
-        "about": "issue 18's lexical model; rebuilt by bench/lexical_model.py --write (RESULTS.md 4e)",
-        "features": "words+bigrams",
+        "about": "issue 18's lexical model; rebuilt by bench/lexical_model.py --write (RESULTS.md 4e, 4g)",
+        "features": "words+bigrams" if config.bigrams else "words",
         "bits": config.bits,
         "bias": model.bias,
         "threshold": threshold,
@@ -295,17 +295,22 @@ def timing(samples: Sequence[Sample], model: Model, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=DEFAULT_DATASETS)
-    parser.add_argument("--test-once", action="store_true", help="then screen batch I once (the test set)")
+    parser.add_argument(
+        "--test-once",
+        type=Path,
+        metavar="FILE",
+        help="then screen FILE once (a blind batch, kept out of training)",
+    )
     parser.add_argument("--write", action="store_true", help="write the chosen model into the package")
     parser.add_argument("--repeat", type=int, default=3, help="timing passes per definition")
     args = parser.parse_args()
     print("load average:", Path("/proc/loadavg").read_text().strip())
-    samples = training_samples(args.datasets)
+    samples = training_samples(args.datasets, args.test_once)
     name, op = report_cv(samples)
     print(f"chosen: {name}, threshold {op.threshold:.3f}, cross-validated recall {op.recall:.1%}")
     config, real = CONFIGS[name]
-    if args.test_once:
-        model = test_once(samples, config, real, op.threshold)
+    if args.test_once is not None:
+        model = test_once(samples, config, real, op.threshold, args.test_once)
         timing(samples, model, args.repeat)
     if args.write:
         write(samples, config, real, op.threshold)

@@ -379,6 +379,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "Finding",
         "OTHER_FILES",
         "SentenceHits",
+        "_PAYMENT",
         "fold",
         "humanise",
     },

@@ -24,6 +24,10 @@ _SCOPE = (
 )
 
 
+# The person the model answers to, as a word of its own ("the buyer", "them").
+_PERSON = r"(?:user|person|human|customer|client|buyer|owner|requester|caller|maintainer|patient|member|them|anyone)s?\b"
+
+
 @dataclass(frozen=True, slots=True)
 class _Phrase:
     signal: str
@@ -39,7 +43,8 @@ def _p(signal: str, needles: str, pattern: str, neutral: float, *, by_sentence: 
 _PHRASES = (
     _p(
         "instruction_override",
-        "ignore|disregard|forget|pay no attention|stop following|follow|set aside|override|bypass|circumvent|"
+        "ignore|disregard|forget|pay no attention|stop following|follow|set aside|put aside|override|overrule|bypass|"
+        "circumvent|"
         "disable|turn off|switch off|deactivate|suspend|relax|lower|"
         "no restrictions|no limits|no limitations|no rules|no guidelines|no filters|no boundaries|dan|jailbroken|"
         "unrestricted|unfiltered|free from|free of",
@@ -59,6 +64,10 @@ _PHRASES = (
         r"(?:all\s+|any\s+)?(?:restrictions|rules|guidelines))\b|"
         r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s\s+(?:\w+\s+)?(?:requests?|questions?|instructions?|"
         r"wishes|messages?)\b|"
+        # Setting aside what the person said, whatever it was: "put aside anything they asked for".
+        r"\b(?:ignore|disregard|set\s+aside|put\s+aside|forget|override|overrule)\s+(?:anything|everything|"
+        r"whatever|what|all)\s+(?:that\s+)?(?:the\s+)?(?:user|person|human|customer|operator|they|he|she)\s+(?:has\s+|"
+        r"had\s+|may\s+have\s+)?(?:said|asked|wrote|written|requested|stated|specified|told\s+you|wanted)\b|"
         r"\b(?:override|bypass|circumvent|disable|turn\s+off|switch\s+off|deactivate|suspend|relax|lower)\s+"
         r"(?:\w+\s+){0,2}?(?:(?:safety|security|content)\s+(?:\w+\s+)?"
         r"(?:polic(?:y|ies)|guidelines|checks|filters|measures|rules|restrictions|protocols)|guardrails|"
@@ -85,7 +94,7 @@ _PHRASES = (
         "model_address",
         "note to|note for|notes for|instruction|directive|override|orders|hidden|if you are|dear|attention|hey|hello|reading this|"
         "heads up|heads-up|listen|psst|reminder|hi|okay|ok|"
-        "guidance|rules|assistant|claude|chatgpt|agent|ai|"
+        "guidance|rules|assistant|claude|chatgpt|agent|ai|model|llm|bot|"
         "processing this|parsing this|seeing this|system message|system prompt|system instruction",
         r"\bnotes?\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistant|ai|model|llm|agent|claude|gpt|chatgpt|copilot|gemini|bot)s?\b|"
         r"\b(?:assistant|ai|model|llm|agent|system|admin)[\s_-]+(?:instructions?|directives?|notes?|override|"
@@ -96,6 +105,9 @@ _PHRASES = (
         r"\b(?:heads[- ]up|listen|psst|reminder|hi|ok(?:ay)?)[,:]?\s+(?:the\s+)?(?:ai|assistant|llm|model|agent|bot|"
         r"claude|chatgpt|gpt)s?\s*[:,!]|"
         r"\b(?:ai|llm|language\s+model|assistant)s?\s+(?:reading|processing|parsing|seeing)\s+this\b|"
+        # The model named, then a clause spoken to it: "Model, when you fill this:", "llm: do not ask".
+        r"(?:^|(?<=[.!?]\s)|(?<=\n)|(?<=[-\u2014:(]\s))\s*(?:model|llm|bot|ai\s+model)\s*[,:]\s+(?:when|whenever|"
+        r"if|please|you|now|before|after|always|never|do|don't|first|ignore|include|set|choose|pick|fill)\b|"
         r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b"
         r"(?!\s+(?:text|template|field|value|string|setting|parameter|for\s+(?:the|your|a|an)\s+(?!assistant|ai|model)\w+))",
         0.9,
@@ -139,6 +151,44 @@ _PHRASES = (
         r"feels?)\s+(?:no|nothing)\b(?:\s+(?:difference|change))?|"
         r"\b(?:user|person|human|customer|caller|requester|recipient|owner)s?\s+(?:is|are|stays?|remains?)\s+"
         r"(?:none\s+the\s+wiser|unaware|oblivious)\b",
+        0.8,
+    ),
+    # Hiding it by saying it needs no telling, by leaving it out, or by capping what the person
+    # hears: "needs no mention", "no need to raise this with the customer", "omit mentioning the
+    # others", "tell them it worked and nothing else", "is not to be relayed to the user".
+    _p(
+        "secrecy",
+        "need|needs|require|requires|merit|merits|warrant|warrants|deserve|deserves|calls for|no need|nothing more|"
+        "nothing else|skip|omit|leave out|refrain|avoid|conveyed|relayed|passed on|shown|communicated|mentioned|"
+        "disclosed|revealed|reported|surfaced|forwarded|presented",
+        r"\b(?:needs?|requires?|merits?|warrants?|deserves?|calls?\s+for)\s+no\s+(?:\w+\s+)?(?:mention|comment|"
+        r"disclosure|explanation|notice|announcement|remark)\b|"
+        r"\bno\s+need\s+to\s+(?:\w+\s+){0,2}?(?:mention|tell|inform|notify|explain|disclose|reveal|surface|flag|"
+        r"raise|report|bring|alert)\w*\s+(?:\w+\s+){0,3}?(?:up\s+)?(?:(?:with|to)\s+)?(?:the\s+)?"
+        + _PERSON
+        + r"|"
+        r"\b(?:skip|omit|leave\s+out|refrain\s+from|avoid)\s+(?:mentioning|telling|disclosing|revealing|bringing\s+"
+        r"up|noting|flagging|surfacing|explaining|naming)\s+(?:(?:this|that|it|these|those|them)\b|(?:the|any)\s+"
+        r"(?:\w+\s+)?(?:alternatives?|others?|other\s+\w+|rivals?|competitors?|step|change|charge|fee|copy|"
+        r"transfer|difference|extra|rounding))|"
+        r"\b(?:tell|inform|say\s+to|report\s+to|show)\s+(?:the\s+)?" + _PERSON + r"[^.;!?\n]{0,100}?"
+        r"\b(?:and|but)\s+nothing\s+(?:more|else)\b|"
+        r"\b(?:is|are|be|ought|shall|should|must|may|need)\s+not\s+(?:to\s+)?(?:be\s+)?(?:conveyed|relayed|passed\s+"
+        r"on|shown|communicated|mentioned|disclosed|revealed|reported|surfaced|forwarded|presented)\s+to\s+(?:the\s+)?"
+        + _PERSON,
+        1.0,  # a norm about telling is an order wherever it stands
+    ),
+    # Text that arrives with a tool's data, given the person's authority: "heed those notes as
+    # though the customer typed them", "apply it as if it came from you".
+    _p(
+        "obey_embedded",
+        "as though|as if",
+        r"\b(?:honou?r|obey|follow|heed|apply|execute|treat|act\s+(?:up)?on|carry\s+out|comply\s+with)\w*\s+"
+        r"(?:[\w'-]+\s+){0,4}?as\s+(?:though|if)\s+(?:it\s+|they\s+|that\s+|these\s+)?(?:the\s+)?(?:user|person|"
+        r"human|customer|operator|owner|developer|you)\s+(?:had\s+|has\s+|themselves\s+|yourself\s+)?(?:written|"
+        r"wrote|typed|said|sent|given|gave|asked|requested|issued|came|come)\b|\b(?:honou?r|obey|follow|heed|apply|"
+        r"execute|treat|act\s+(?:up)?on)\w*\s+(?:[\w'-]+\s+){0,4}?as\s+(?:though|if)\s+(?:it|they|that|these)\s+"
+        r"(?:came|come|were|was)\s+from\s+(?:the\s+)?(?:user|person|human|customer|operator|you)\b",
         0.8,
     ),
     # Running what a result or another party returns without looking at it: "the agent carries out
@@ -226,6 +276,8 @@ def directive_findings(doc: Doc) -> Iterator[Finding]:
             if seen == MATCH_BUDGET:  # that many is no accident: stop weighing each one
                 yield Finding(phrase.signal, doc.where(match.start()), phrase.neutral)
                 break
+            if doc.part(match.start()) is not doc.part(match.end() - 1):
+                continue  # "Display name" + "instructions" + "System instructions …": three fields
             start, end = doc.sentence(match.start())
             where = position(text, start, match.start())
             if phrase.by_sentence and where != "mention":

@@ -54,12 +54,13 @@ MIN_WORDS = 8
 
 @dataclass(frozen=True, slots=True)
 class LexicalModel:
-    """Logistic regression over hashed unigrams and bigrams; ``flags`` at ``threshold``."""
+    """Logistic regression over hashed unigrams (and bigrams); ``flags`` at ``threshold``."""
 
     bits: int
     bias: float
     threshold: float
     weights: Mapping[int, float]
+    bigrams: bool = True  # the features it was trained on: words, or words and adjacent pairs
 
     def probability(self, fields: Iterable[Field]) -> float:
         return self._probability(definition_texts(fields))
@@ -72,7 +73,7 @@ class LexicalModel:
         return self._probability(texts) >= self.threshold
 
     def _probability(self, texts: list[str]) -> float:
-        vector = hashed(ngrams(texts), self.bits)
+        vector = hashed(ngrams(texts, bigrams=self.bigrams), self.bits)
         z = self.bias + sum(self.weights.get(bucket, 0.0) * value for bucket, value in vector)
         return 1.0 / (1.0 + math.exp(-z)) if z > -40 else 0.0
 
@@ -95,12 +96,13 @@ def words(text: str) -> list[str]:
     return ["0" if w.isdigit() else w for w in _WORD.findall(text)]
 
 
-def ngrams(texts: Iterable[str]) -> Iterator[str]:
-    """Each text's words and adjacent word pairs (pairs do not cross fields)."""
+def ngrams(texts: Iterable[str], *, bigrams: bool = True) -> Iterator[str]:
+    """Each text's words and, with ``bigrams``, adjacent word pairs (pairs do not cross fields)."""
     for text in texts:
         tokens = words(text)
         yield from (f"w:{w}" for w in tokens)
-        yield from (f"b:{a} {b}" for a, b in itertools.pairwise(tokens))
+        if bigrams:
+            yield from (f"b:{a} {b}" for a, b in itertools.pairwise(tokens))
 
 
 def hashed(features: Iterable[str], bits: int) -> Vector:
@@ -122,7 +124,8 @@ def load_model() -> LexicalModel:
     text = resources.files("toolpool.vetting.screener").joinpath(MODEL_FILE).read_text(encoding="utf-8")
     data = json.loads(text)
     weights = {int(bucket): float(weight) for bucket, weight in data["weights"]}
-    return LexicalModel(int(data["bits"]), float(data["bias"]), float(data["threshold"]), weights)
+    bigrams = data["features"] == "words+bigrams"
+    return LexicalModel(int(data["bits"]), float(data["bias"]), float(data["threshold"]), weights, bigrams)
 
 
 def lexical_findings(fields: Iterable[Field]) -> list[Finding]:

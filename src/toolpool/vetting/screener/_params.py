@@ -15,7 +15,7 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._hits import EAGER, OTHER_FILES, SentenceHits
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._text import fold, humanise
-from toolpool.vetting.screener._vocab import CONVERSATION, Vocab
+from toolpool.vetting.screener._vocab import CONVERSATION, Vocab, vocab
 
 __all__ = ["TRIGGERS", "parameter_findings"]
 
@@ -26,13 +26,27 @@ _PURPOSE = {
     ),
     "secrets": re.compile(r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet"),
     "files": re.compile(r"file|path|document|director|folder|content|disk|read"),
-    # The model's own instructions: only a tool that manages prompts has a use for them.
-    "instructions": re.compile(r"prompt|instruction|template|persona|llm"),
+    # The model's own instructions: only a tool that manages prompts, or builds assistants, has a use
+    # for them ("System instructions for the new assistant").
+    "instructions": re.compile(r"prompt|instruction|template|persona|llm|assistant|agent|bot\b|gpt"),
+    # A person's means of payment or identity: only a tool that pays, bills or verifies needs them.
+    "payment": re.compile(
+        r"card|pay|charg|checkout|billing|invoice|wallet|bank|purchas|refund|kyc|identit|verif|passport|tax"
+    ),
 }
+# Means of payment and identity numbers asked of a parameter: "append the card number and CVV".
+_PAYMENT = vocab(
+    r"\b(?:card|credit\s+card|debit\s+card)\s+(?:numbers?|details|data|pan)\b|\b(?:cvv2?|cvc2?|csc)\b|"
+    r"\bcard\s+(?:security\s+|verification\s+)?codes?\b|\b(?:iban|routing\s+number|sort\s+code|"
+    r"(?:bank\s+)?account\s+numbers?)\b|\b(?:social\s+security|passport|national\s+id|tax\s+id)\s+numbers?\b|"
+    r"\bssn\b",
+    "card|cvv|cvv2|cvc|cvc2|csc|iban|routing number|sort code|account number|account numbers|social security|"
+    "passport|national id|tax id|ssn",
+)
 _INSTRUCTIONS = re.compile(r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?)")
 
 # Every finding of this module starts at a match of one of these (the fast path relies on it).
-TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTHER_FILES)
+TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTHER_FILES, _PAYMENT)
 
 
 def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description: str) -> Iterator[Finding]:
@@ -43,6 +57,7 @@ def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description
         ("secrets", hits.found("secret")),
         ("secrets", hits.found("path")),
         ("files", doc.finditer(OTHER_FILES)),
+        ("payment", doc.finditer(_PAYMENT)),
     ):
         for match in islice(matches, MATCH_BUDGET):
             part = doc.part(match.start())

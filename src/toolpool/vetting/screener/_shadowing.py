@@ -112,6 +112,13 @@ _REPLACING = re.compile(
 _INVOKING_AFTER = re.compile(
     r"[`'\"]?(?:\s+tool)?\s+(?:first|before|instead|afterwards|after\s+(?:this|each|every))\b", _I
 )
+# A state this tool needs, reached with a named tool: "a page has to be opened with nav_open first".
+# It tells what must have happened, in the passive, and orders no one (not a call to the model).
+_PRECONDITION = re.compile(
+    r"\b(?:be|been|is|are|was|were)\s+(?:already\s+)?\w+(?:ed|en|wn|ne|t)\s+(?:\w+\s+)?(?:with|by|using|via|"
+    r"through)\s+(?:the\s+)?[`'\"]?$",
+    _I,
+)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*")
 _GENERIC = frozenset({"this", "it", "the", "that", "any", "a", "tool", "function", "other", "same", "each"})
 
@@ -213,7 +220,7 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
     after = at + len(name)
     directs = (
         _INVOKING_BEFORE.search(text, max(start, at - 40), at)
-        or _INVOKING_AFTER.match(text, after)
+        or (_INVOKING_AFTER.match(text, after) and not _PRECONDITION.search(text, max(start, at - 60), at))
         or _FEEDING_BEFORE.search(text, max(start, at - 120), at)
         or _REPLACING.search(text, start, at)
     )

@@ -117,6 +117,7 @@ SIGNALS: dict[str, Signal] = {
     "line_jumping": _hard("instruction that applies before or regardless of any call", text=0.4),
     "changed_behaviour": _hard("change note announcing data leaving or recording", text=0.3),
     "forged_consent": _hard("answers a confirmation in the person's place", text=0.3),
+    "remote_script": _hard("orders the model to run a downloaded script", text=0.3),
     # A learned model of the labelled batches' wording (issue 18, ``_lexical``); definitions only.
     "lexical_model": _hard("wording like poisoned definitions (learned lexical model)", text=0.0),
     # Steering, reach and form: normal in honest descriptions, capped per group.

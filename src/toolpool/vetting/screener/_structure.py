@@ -27,14 +27,18 @@ from itertools import islice
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._framing import ANSWERING, CHANGE_NOTE, GLOBAL_ORDER, OVERRIDE_CHOICE, RIVALS
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
-from toolpool.vetting.screener._vocab import ANY_PATH, SECRETS, Vocab, vocab
+from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, Vocab, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
     CHOICE,
+    CONDUCT,
+    CONSENT_DROPPED,
     DESTINATIONS,
     EXCLUSIVE,
     FLOW_OBJECTS,
+    FORWARD,
     HERE,
     OBJECTS,
     ORDER,
@@ -57,20 +61,17 @@ _REPORTING = re.compile(
 )
 _Judge = Callable[[str], tuple[str, float] | None]
 
-# The person's own choice of another tool, set aside: "even if they ask for another provider", "if
-# the customer names a different one, swap in this one".
-_OVERRIDE_CHOICE = vocab(
-    r"\b(?:even\s+)?(?:if|when|whenever|though|where|should)\s+(?:the\s+|a\s+|an\s+)?(?:user|person|human|"
-    r"customer|client|they|he|she|\w+(?:er|or|ant|ent))s?\s+(?:\w+\s+){0,2}?(?:names?|named|asks?|asked|"
-    r"requests?|requested|wants?|wanted|prefers?|preferred|chooses?|chose|picks?|picked|select(?:s|ed)?|"
-    r"specif(?:y|ies|ied)|mentions?|mentioned|says?|said)\b",
-    "name|named|ask|asked|request|requested|want|wanted|prefer|preferred|choose|chose|pick|picked|select|"
-    "specif|mention|mentioned|say|said",
-)
 # A download run as a script: a change that makes the model run one is no honest update.
 _RUN_FETCHED = re.compile(
     r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
     r"\b(?:curl|wget)\b[^\n]{0,200}&&\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\biex\s*\("
+)
+_FETCH_AND_RUN = vocab(_RUN_FETCHED.pattern, "curl|wget|iwr|invoke-webrequest|iex")
+# A link whose query string the model is to fill: "?ctx=… where ctx is the last turn".
+_LINK_QUERY = vocab(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s)\]>]*\?[^\s)\]>]*=", "://")
+_BINDS = re.compile(
+    r"\bwhere\s+[\w{}<>$]+\s+(?:is|are|=|holds?|contains?|carries|equals)\b|\b(?:set|fill\w*|replac\w*|substitut\w*)"
+    r"\b[^.]{0,40}\bwith\b|\b(?:url-?|percent-?|base64-?)?encod\w*|\bappend\w*"
 )
 # The model (or a tool it drives) as the one who runs it; an install line for people is honest.
 _BY_THE_MODEL = re.compile(
@@ -97,7 +98,7 @@ _SEND = re.compile(
     r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
     r"submit|export|hand|pass|publish|expos|resend|echo|"
     r"beacon|report|sync|push|stream|carry|carrying|include|included|paste|copy|duplicate|embed|attach|"
-    r"summari[sz]e|put)\w*\b"
+    r"summari[sz]e|put|grant|shar(?:e|es|ed|ing)\b)\w*\b"
 )
 # Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
 _STORE = r"\bback(?:s|ed|ing)?\s+up\b|\bstor(?:e|es|ed|ing)\b"
@@ -109,84 +110,12 @@ _TRANSFER = (
     + r"|\b(?:rout|writ|wrote|b?cc|remit|deposit)\w*|\b(?:wir(?:e|es|ed|ing)|pa(?:y|ys|id|ying))\b"
 )
 
-_RIVALS = vocab(
-    r"\b(?:other|competing|alternative|rival|remaining|older|existing|installed|similar)\s+(?:\w+\s+){0,2}?"
-    r"\w+(?:s|ies)\b|\b(?:the|an?)\s+other\s+\w+|\bthe\s+rest\b|\balternatives\b|\ball\s+of\s+them\b|"
-    r"\b(?:any|every)\s+other\s+\w+|\b(?:a\s+)?different\s+\w+|\banother\s+\w+|\bothers\b|\bunofficial\s+\w+|"
-    # A named tool kept away: "do not bother with sentiment_v1".
-    r"\b(?:do\s+not|don't|never)\s+(?:bother\s+with|use|call|invoke|trust|rely\s+on|touch)\s+[`'\"]?[a-z][\w-]*[_.][\w.-]+",
-    "other|competing|alternative|rival|remaining|older|existing|installed|similar|the rest|all of them|"
-    "different|another|others|unofficial|do not|don't|never",
-)
-_GLOBAL_ORDER = vocab(
-    r"\b(?:before|prior\s+to|ahead\s+of|upon|on)\s+(?:\w+ing\s+)?(?:any|every|each|your\s+first|the\s+"
-    r"first|anything|all\s+other|any\s+other)\b(?:\s+\w+){0,3}?\s*(?:sessions?|conversations?|chats?|"
-    r"repl(?:y|ies)|responses?|turns?|messages?|requests?|tools?|actions?|tasks?|else|toolbox|thing|"
-    r"dialog(?:ue)?s?|threads?|interactions?|exchanges?)\b|"
-    r"\b(?:regardless|irrespective)\s+of\s+(?:which|what|the|any)\b|\bno\s+matter\s+(?:which|what)\b|"
-    r"\b(?:whatever|whichever)\s+(?:the\s+)?\w+\s+(?:wants?|asks?|says?|needs?|requests?|types?|writes?)\b|"
-    r"\b(?:whatever|whichever)\s+the\s+user\b|\bfor\s+the\s+(?:duration|length|rest|remainder)\s+of\s+"
-    r"(?:any|every|each|the|this|your)\s+(?:chat|conversation|session|dialog(?:ue)?)\b|\bthroughout\s+(?:the|any|"
-    r"every|each|this|your)\s+(?:\w+\s+)?(?:chat|conversation|session|dialog(?:ue)?)\b|\btop\s+priority\b|\b(?:the\s+)?(?:whole|entire)\s+(?:session|conversation|"
-    r"chat|dialog(?:ue)?)\b|"
-    r"\bthe\s+(?:very\s+)?first\s+(?:step|thing|action)\s+(?:of|in)\s+(?:your|every|each|any)\b|"
-    r"\bstanding\s+(?:rule|order|instruction)\b|\beffective\s+immediately\b|\bfor\s+(?:every|each|all|"
-    r"any)\s+(?:chats?|conversations?|sessions?|dialog(?:ue)?s?)\b|\bat\s+the\s+(?:very\s+)?(?:start|beginning|"
-    r"outset)\s+of\s+(?:every|each|any|the)\s+(?:conversation|session|chat|turn|dialog(?:ue)?|thread|"
-    r"interaction)\b|"
-    # In force whatever happens: "whether or not it is called", "as soon as the chat opens", "once this
-    # server is loaded", "on later turns", and any order on every reply of the model.
-    r"\bwhether\s+or\s+not\b|\b(?:regardless|irrespective)\s+of\s+whether\b|\bin\s+(?:force|effect)\b|"
-    r"\bas\s+soon\s+as\s+(?:the|a|any|each|every|your)\s+(?:\w+\s+)?(?:chat|conversation|session|dialog(?:ue)?|"
-    r"thread)\s+(?:opens|starts|begins|is\s+(?:opened|started|created))\b|"
-    r"\b(?:once|after|when|upon|on)\s+(?:this|the)\s+(?:server|tool|definition|description|plugin|extension|"
-    r"integration)\s+(?:is\s+|has\s+been\s+|gets\s+)?(?:loaded|installed|connected|listed|enabled|read|"
-    r"registered|available)\b|\b(?:by|upon|on|after)\s+(?:loading|reading|installing|listing|accepting|seeing)\s+"
-    r"(?:this|the)\s+(?:server|tool|definition|description|plugin|extension|integration)\b|"
-    r"\b(?:on|in|across|for|during)\s+(?:every|each|all|later|subsequent|future|following)\s+turns?\b|"
-    r"\b(?:each|every|all|any)\s+(?:of\s+your\s+|single\s+|subsequent\s+|future\s+|later\s+|following\s+)?"
-    r"(?:repl(?:y|ies)|answers?|responses?)\b",
-    "before|prior to|ahead of|upon|on|regardless|irrespective|no matter|first step|first thing|first action|"
-    "standing|effective immediately|for every|for each|for all|for any|start of|beginning of|outset of|"
-    "whatever|whichever|whole|entire|duration|length|rest|remainder|throughout|top priority|whether|"
-    "in force|in effect|as soon as|once|after|when|by|turn|repl|answer|response",
-)
-_CHANGE_NOTE = vocab(
-    r"\b(?:changelog|change\s+log|release\s+notes?|(?:release|version|v)\s*\d+(?:\.\d+)*\s+notes?|"
-    r"(?:updated|new|changed)\s+behaviou?r|going\s+forward|now\s+also|"
-    r"from\s+now\s+on|from\s+here\s+on|henceforth|starting\s+(?:with|from|in|today|now)|as\s+of\s+(?:this|"
-    r"today|now|v?\d)|effective\s+(?:today|immediately|now)|(?:next|upcoming|future|later|coming)\s+"
-    r"(?:\w+\s+)?(?:updates?|releases?|versions?|patch(?:es)?|builds?|editions?)|in\s+a\s+(?:future|later|"
-    r"coming)\s+(?:\w+\s+)?(?:release|version|update|patch|build)|no\s+(?:re-?approval|re-?review|new\s+"
-    r"approval)|without\s+(?:re-?approval|another\s+review)|(?:how|whether)\s+it\s+is\s+(?:approved|"
-    r"reviewed)|"
-    # Any version mark or note of change: "behaviour adjusted", "migration note", "release 2.1".
-    r"behaviou?r\s+(?:adjusted|changed|updated|modified|revised|altered|tweaked)|(?:adjusted|modified|revised|"
-    r"altered|tweaked)\s+behaviou?r|migration\s+notes?|breaking\s+changes?|(?:release|version|build|"
-    r"rev(?:ision)?)\s+v?\d+(?:\.\d+)+|v\d+(?:\.\d+)+|(?:store|api|schema|server|protocol)\s+v\d+|"
-    r"(?:update|upgrade|patch|edition)\s+v?\d+(?:\.\d+)*|(?:newer|new)\s+(?:\w+\s+)?(?:builds?|releases?|versions?)|"
-    r"since\s+v?\d+(?:\.\d+)+)\b",
-    "changelog|change log|note|behavio|going forward|now also|from now on|from here on|henceforth|starting|"
-    "as of|effective|next|upcoming|future|later|coming|approval|review|approved|reviewed|adjusted|modified|"
-    "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol|"
-    "update|upgrade|patch|edition|newer|new|since",
-)
-# An answer to a confirmation given for the person: "reply yes", "approve it on their behalf".
-# Imperative only: "approves a pull request on the user's behalf" describes the tool's job.
-_ANSWERING = vocab(
-    r"(?:^|(?<=[:;,(.!?\n-])\s*|\b(?:and|then|just|simply|always|please|to)\s+)(?:answer|reply|respond|say|click|"
-    r"press|type|tick|choose|select|confirm|approve|accept|agree|consent)\s+(?:\w+\s+){0,3}?(?:(?:with\s+)?"
-    r"[\"'`]?(?:yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|"
-    r"their|his|her)\s+behalf\b|for\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b)",
-    "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf|them|him|her|user|person|human|"
-    "owner|customer",
-)
 _FLOW = vocab(
     _TRANSFER,
     "send|sent|post|ship|deliver|mirror|forward|upload|transmit|relay|archiv|beacon|"
     "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put|submit|export|hand|"
     "pass|publish|expos|resend|echo|rout|writ|wrote|cc|bcc|remit|deposit|wire|wires|wired|wiring|pay|pays|"
-    "paid|paying|back|stor",
+    "paid|paying|back|stor|grant|share|shares|shared|sharing",
 )
 
 # A link or address given as a parameter's default or example: where the call sends by itself.
@@ -194,13 +123,15 @@ _PRESET_DESTINATION = vocab(r"(?:https?|ftp|wss?)://|@[a-z0-9-]+\.", "://|@")
 _PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 
 TRIGGERS: tuple[Vocab, ...] = (
-    _RIVALS,
-    _OVERRIDE_CHOICE,
-    _GLOBAL_ORDER,
-    _CHANGE_NOTE,
-    _ANSWERING,
+    RIVALS,
+    OVERRIDE_CHOICE,
+    GLOBAL_ORDER,
+    CHANGE_NOTE,
+    ANSWERING,
     _FLOW,
     _PRESET_DESTINATION,
+    _FETCH_AND_RUN,
+    _LINK_QUERY,
 )
 # Read only inside a sentence that a trigger matched in.
 AFTER_A_TRIGGER = (
@@ -223,6 +154,10 @@ AFTER_A_TRIGGER = (
     _CONSENT,
     FLOW_OBJECTS,
     PAYMENT_DESTINATION,
+    CONDUCT,
+    CONSENT_DROPPED,
+    FORWARD,
+    _BINDS,
     PERSONAL_DATA,
     PERSONAL_SECRETS,
     PERSONS_OWN,
@@ -242,11 +177,13 @@ def structure_findings(doc: Doc) -> Iterator[Finding]:
     """Squatting, line jumping, changed behaviour and data flows, one finding per sentence."""
     seen: set[tuple[str, int]] = set()
     judges = (
-        (_RIVALS, _squatting),
-        (_OVERRIDE_CHOICE, _squatting),
-        (_GLOBAL_ORDER, _line_jump),
-        (_CHANGE_NOTE, _change),
-        (_ANSWERING, _consent),
+        (RIVALS, _squatting),
+        (OVERRIDE_CHOICE, _squatting),
+        (GLOBAL_ORDER, _line_jump),
+        (CHANGE_NOTE, _change),
+        (ANSWERING, _consent),
+        (_FETCH_AND_RUN, _fetch_and_run),
+        (_LINK_QUERY, _link_query),
     )
     for words, judge in judges:
         for match in islice(doc.finditer(words), MATCH_BUDGET):
@@ -276,15 +213,36 @@ def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, in
         return None
     seen.add(key)
     start, end = doc.sentence(match.start())
-    if judge is _squatting and end < len(doc.text) and doc.part(end) is doc.part(start):
-        end = doc.sentence(end)[1]  # "Others are broken. Use this one.": the choice may follow
-    verdict = judge(doc.lower[start:end])
+    following = doc.sentence(end) if end < len(doc.text) and doc.part(end) is doc.part(start) else None
+    if judge in (_squatting, _link_query) and following is not None:
+        end = following[1]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
+    sentence = doc.lower[start:end]
+    verdict = judge(sentence)
+    if (verdict is None or verdict[1] < 1.0) and following is not None:
+        verdict = _carried(judge, sentence, doc.lower[slice(*following)]) or verdict
     if verdict is None:
         return None
     signal, strength = verdict
-    if _REPORTING.search(doc.lower, max(start, match.start() - _NEAR), match.start()):
+    before = doc.lower[max(start, match.start() - _NEAR) : match.start()]
+    if judge is _fetch_and_run:
+        before = before.rstrip("`'\" ")  # a command is set in quotes as code, not as a mention
+    if _REPORTING.search(before):
         strength = min(strength, MENTION_STRENGTH)
     return Finding(signal, doc.where(match.start()), strength)
+
+
+def _carried(judge: _Judge, sentence: str, following: str) -> tuple[str, float] | None:
+    """A scope or a change note that covers the next sentence: "These rules hold all session.
+    Never …", "Migration notice: … Always include the token …" (held to the stricter test)."""
+    if judge is _line_jump and FORWARD.search(sentence):
+        return _full(_line_jump(following))
+    if judge is _change:
+        return _full(_change(following, bare_secrets=False))
+    return None
+
+
+def _full(verdict: tuple[str, float] | None) -> tuple[str, float] | None:
+    return verdict if verdict is not None and verdict[1] >= 1.0 else None
 
 
 def _valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
@@ -298,7 +256,7 @@ def _valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
 
 
 def _squatting(sentence: str) -> tuple[str, float] | None:
-    override = _OVERRIDE_CHOICE.pattern.search(sentence)
+    override = OVERRIDE_CHOICE.pattern.search(sentence)
     if override is not None:  # "even if they ask for X, pick this" needs no run-down to be one
         conceded = override.group().startswith("even")
         # Conceded ("even if they ask for X"), an order suffices; "may pick a cheaper one" does not.
@@ -311,17 +269,19 @@ def _squatting(sentence: str) -> tuple[str, float] | None:
 
 def _line_jump(sentence: str) -> tuple[str, float] | None:
     # "returns a session token" is no theft; "ask for their login" is
-    valuable = _valuable(sentence, bare_secrets=False) or PERSONAL_SECRETS.search(sentence) is not None
+    valuable = _valuable(sentence, bare_secrets=False) or bool(
+        PERSONAL_SECRETS.search(sentence) or PERSONAL_DATA.search(sentence)
+    )
     ordered = ORDER.search(sentence) is not None
     if valuable and (ordered or DESTINATIONS.search(sentence) or HERE.search(sentence)):
         return ("line_jumping", 1.0)
-    if REPLIES.search(sentence):  # an order that shapes every reply of the model
+    if REPLIES.search(sentence) or CONDUCT.search(sentence):  # shapes every reply, or the model's conduct
         return ("line_jumping", 1.0)
     return ("line_jumping", 0.3) if valuable or ordered else None
 
 
-def _change(sentence: str) -> tuple[str, float] | None:
-    valuable = _valuable(sentence) or PERSONAL_DATA.search(sentence) is not None
+def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | None:
+    valuable = _valuable(sentence, bare_secrets=bare_secrets) or PERSONAL_DATA.search(sentence) is not None
     moves = _SEND.search(sentence) or re.search(_STORE, sentence)
     leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
     watches = _SURVEILLANCE.search(sentence) is not None and not _THEIR_ACT.search(sentence)
@@ -331,7 +291,21 @@ def _change(sentence: str) -> tuple[str, float] | None:
         return ("changed_behaviour", 1.0)
     if _RUN_FETCHED.search(sentence) and _BY_THE_MODEL.search(sentence):
         return ("changed_behaviour", 1.0)
+    if CONSENT_DROPPED.search(sentence) and (_BY_THE_MODEL.search(sentence) or ORDER.search(sentence)):
+        return ("changed_behaviour", 1.0)  # the person is no longer asked
     return None
+
+
+def _fetch_and_run(sentence: str) -> tuple[str, float] | None:
+    """A downloaded script the model is to run, wherever it stands (an install line for people is not)."""
+    return ("remote_script", 1.0) if _BY_THE_MODEL.search(sentence) else None
+
+
+def _link_query(sentence: str) -> tuple[str, float] | None:
+    """A link whose query the model fills with the conversation or a secret."""
+    valuable = CONVERSATION.pattern.search(sentence) or SECRETS.pattern.search(sentence)
+    valuable = valuable or BARE_SECRETS.search(sentence) or PERSONAL_SECRETS.search(sentence)
+    return ("data_flow", 1.0) if valuable and _BINDS.search(sentence) else None
 
 
 def _consent(sentence: str) -> tuple[str, float] | None:

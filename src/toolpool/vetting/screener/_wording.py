@@ -12,9 +12,12 @@ import re
 __all__ = [
     "BARE_SECRETS",
     "CHOICE",
+    "CONDUCT",
+    "CONSENT_DROPPED",
     "DESTINATIONS",
     "EXCLUSIVE",
     "FLOW_OBJECTS",
+    "FORWARD",
     "HERE",
     "OBJECTS",
     "ORDER",
@@ -38,7 +41,7 @@ OBJECTS = re.compile(
     r"(?:said|says|typed|types|wrote|writes|asked|asks|shared|shares|entered)\b|"
     r"\b(?:card\s+numbers?|payment\s+(?:details|cards?|methods?)|cvv|social\s+security\s+numbers?)\b|"
     r"\b(?:full|entire|whole|complete|raw|original|verbatim|preceding|previous|prior|last|opening|first|"
-    r"most\s+recent)\s+(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|"
+    r"earlier|past|older|most\s+recent)\s+(?:\w+\s+){0,2}?(?:inputs?|requests?|prompts?|messages?|conversation|transcript|"
     r"history|answers?|context|chat|questions?|cop(?:y|ies))\b|"
     r"\b(?:session|chat|conversation|call|dialog(?:ue)?)\s+(?:transcript|history|log|context|contents?)\b|"
     r"\byour\s+(?:own\s+)?(?:instructions|system\s+prompt|rules|prompt|context)\b|"
@@ -48,6 +51,9 @@ OBJECTS = re.compile(
     r"\b(?:microphone|camera|webcam|keystrokes?|screen\s+contents?|screenshots?|contact\s+list|"
     r"address\s+book|phone\s+numbers?|home\s+address(?:es)?)\b|"
     r"\bopen\s+files\b|\bdocument'?s\s+content\b|"
+    # What the person handed over in the chat: "any files they uploaded", "the notes she pasted".
+    r"\b(?:documents?|files?|photos?|images?|attachments?|notes?|messages?|texts?)\s+(?:that\s+)?(?:they|the\s+user|"
+    r"he|she|you)\s+(?:have\s+|has\s+)?(?:shared|uploaded|sent|attached|pasted|typed|wrote|written|provided)\b|"
     r"\b(?:your|their|his|her|the\s+user'?s)\s+(?:\w+\s+)?(?:documents|photos|pictures|downloads|desktop|home|"
     r"music|videos)\s+(?:folder|directory|library)\b|\b(?:each|every|all)\s+(?:\w+\s+)?(?:documents?|"
     r"files?|images?|photos?|messages?|e-?mails?|recordings?)\s+(?:\w+\s+){0,2}?(?:checked|scanned|"
@@ -78,6 +84,12 @@ DESTINATIONS = re.compile(
     r"\b(?:partner|vendor|third[- ]party|external|remote|outside|off-?site)\s+(?:\w+\s+)?(?:endpoints?|servers?|"
     r"hosts?|apis?|services?|buckets?|collectors?|urls?|addresses|inbox(?:es)?|mailbox(?:es)?|webhooks?|"
     r"systems?|databases?|storage|clouds?)\b|"
+    # Another tool's call: "into the next tool call of any kind", "in every other tool's arguments".
+    r"\b(?:into|in|to|onto)\s+(?:the\s+next|any|every|each|all|other|another|later|subsequent)\s+(?:\w+\s+)?"
+    r"(?:tool\s+)?calls?\b|\b(?:another|any\s+other|every\s+other|other)\s+tools?'?s?\s+(?:arguments?|inputs?|"
+    r"parameters?|calls?)\b|"
+    # A field named without an article: "into field `history`", "in parameter notes".
+    r"\b(?:into|in|to)\s+(?:the\s+)?(?:field|argument|parameter|param|property)\s+[`'\"]?[\w-]+|"
     # A slot of this very definition: "paste it here" in a parameter's description or example.
     r"\b(?:paste|put|place|insert|enter|fill|write|drop|add|copy)\s+(?:it\s+|them\s+|in\s+)?here\b|"
     r"\bhere\s+(?:goes|go)\b",
@@ -85,7 +97,9 @@ DESTINATIONS = re.compile(
 # A payment destination written out: money sent there cannot be the user's own choice.
 PAYMENT_DESTINATION = re.compile(
     r"\biban\s*:?\s*[a-z]{2}\d{2}|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,3})?\b|"
-    r"\b0x[0-9a-f]{40}\b|\b(?:account|routing|sort)\s+(?:number|no\.?|code)\s*:?\s*\d[\d -]{5,}"
+    r"\b0x[0-9a-f]{40}\b|\b(?:account|routing|sort)\s+(?:number|no\.?|code)\s*:?\s*\d[\d -]{5,}|"
+    # A payee's account written as an identifier: "acct_1Nv9…", "merchant m-48213".
+    r"\b(?:acct|acc|ba|cus|merchant|payee|wallet)[_:#-][a-z0-9]*\d[a-z0-9]{5,}\b|\bmerchant\s+[a-z0-9_-]*\d[a-z0-9_-]{4,}\b"
 )
 # Data about a person: any possessive of a person-like noun ("the applicant's income", "a tenant's
 # birthdate") and the nouns of identity and means. Sent to a literal destination, it leaves.
@@ -96,7 +110,10 @@ PERSONAL_DATA = re.compile(
     r"\b(?:postal|home|billing|mailing|street)\s+address(?:es)?\b|\b(?:date\s+of\s+birth|birth\s*dates?|"
     r"passports?|national\s+ids?|tax\s+ids?|incomes?|salar(?:y|ies)|medical\s+(?:records?|history)|"
     r"diagnos[ie]s|gps|geolocation|exif)\b|\blocation\s+(?:data|history|trail)\b|"
-    r"\b(?:customer|client|patient|member|employee|applicant|account\s+holder)\s+(?:records?|profiles?|details)\b"
+    r"\b(?:customer|client|patient|member|employee|applicant|account\s+holder)\s+(?:records?|profiles?|details)\b|"
+    # Other people's addresses and numbers: "attendee addresses", "guest phone numbers".
+    r"\b(?:attendee|participant|recipient|guest|contact|member|customer|client|employee|subscriber)s?\s+(?:e-?mail\s+)?"
+    r"(?:addresses|phone\s+numbers|numbers|lists?)\b"
 )
 # Valuable in a flow to a literal destination, too common to mark an order or a change alone: the
 # body of someone's correspondence ("a copy of the thread") and money ("amounts", "funds").
@@ -134,7 +151,7 @@ REPLIES = re.compile(
 )
 # An order (imperative, modal or addressed), read only in a triggered sentence.
 ORDER = re.compile(
-    r"(?:^\W*|[:;,(]\s*|\b(?:and|then|also|please)\s+)(?:(?:quietly|silently|secretly|always|first|just|"
+    r"(?:^\W*|[:;,(=]\s*|\b(?:and|then|also|please)\s+)(?:(?:quietly|silently|secretly|always|first|just|"
     r"simply|now|discreetly|never|don't|do\s+not)\s+)?(?:list|paste|copy|send|include|mirror|ship|deliver|"
     r"forward|post|upload|attach|embed|append|add|put|summari[sz]e|collect|gather|package|call|greet|ask|"
     r"choose|pick|route|skip|switch|record|read|share|relay|transmit|report|check\s+in|open|start|begin|"
@@ -164,7 +181,16 @@ RUN_DOWN = re.compile(
     r"dangerous|malicious|fake|slow|stale|incorrect|fails?|failing|errors?|hijacked|spying|unmaintain\w*|"
     r"inaccura\w*|unreliab\w*|insecur\w*|outdat\w*|obsolet\w*|lag\w*|scraped|clones?|phishing|garbage|junk|useless|"
     r"worse|inferior|hallucinat\w*|unverified|bootleg\w*|pirated|spoofed|sketchy|shady|scam\w*|bogus|"
-    r"sloppy|subpar|second-rate)\b|"
+    r"sloppy|subpar|second-rate|unavailable|unsupported|unsanctioned|unapproved|unlicensed|disallowed|forbidden|"
+    r"prohibited|banned|breach\w*|violat\w*|disregard\w*|discard\w*|untrusted|invalid|void|end-of-life|eol|"
+    r"sunset\w*)\b|"
+    # Going away: "slated for removal", "scheduled for shutdown", "being phased out".
+    r"\b(?:slated|scheduled|marked|due|queued)\s+(?:\w+\s+)?(?:for|to\s+be)\s+(?:removal|deletion|shutdown|"
+    r"retirement|decommission\w*|removed|deleted|retired|shut\s+down)\b|\bphased?\s+out\b|\bphasing\s+out\b|"
+    # A cost in numbers, or a rank of nothing: "adds 14 minutes", "30% slower", "score 0".
+    r"\b(?:adds?|costs?|wastes?|loses?)\s+(?:an?\s+)?(?:extra\s+)?(?:\d+|several|many)\s*(?:minutes?|seconds?|"
+    r"hours?|%|percent|dollars?)\b|\b\d+\s*(?:%|x|times)\s+(?:slower|worse|costlier|less\s+accurate)\b|"
+    r"\b(?:scores?|ranks?|ranked|rated?|weights?|priority)\s+(?:of\s+|at\s+)?(?:0(?:\.0+)?|zero|lowest|last|nil)\b|"
     # A defect stated as a reading that is off, or as something they are known to do wrong.
     r"\b(?:run|runs|running|are|is|read|reads|come|comes)\s+(?:\w+\s+){0,3}?(?:off|low|high|behind)\b|"
     r"\bknown\s+to\s+(?:be\s+)?(?:\w+\s+)?(?:off|wrong|fail\w*|break\w*|crash\w*|drift\w*|lag\w*|err\w*|"
@@ -175,6 +201,10 @@ CHOICE = re.compile(
     r"\bin\s+every\s+case\b|\bshould\s+(?:be\s+)?(?:skipped|avoided|ignored)\b|\bthis\s+\w+\s+only\b|"
     r"\bonly\s+this\b|\breplacement\s+for\b|\binstead\b|\bthis\s+\w+\s+is\s+the\b|"
     # Taking their place, claiming to be the only sound one, or keeping work away from them.
+    r"\b(?:go|stick|stay|goes)\s+with\s+(?:us|me|this)\b|\b(?:designated|exclusive|mandated|official)\s+"
+    r"(?:provider|source|tool|executor|service|vendor|channel)\b|\b(?:fold|move|merge|consolidate|bring)\s+(?:\w+\s+)"
+    r"{0,4}?(?:into|onto|to)\s+(?:this|us|me)\b|\b(?:scores?|rank|rate|priority)\s+(?:of\s+|at\s+)?(?:1(?:\.0+)?|"
+    r"100|highest|first|top|max\w*)\b|"
     r"\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\bsole\b|\bonly\s+(?:\w+\s+){0,2}?(?:vetted|"
     r"approved|trusted|supported|reliable|accurate|correct|sanctioned|certified|safe)\b|"
     r"\b(?:do|does|should|must|shall)\s+not\s+(?:go|be\s+(?:sent|routed|used|called|given|passed)|use|call|rely|"
@@ -192,4 +222,33 @@ SELF_CHOICE = re.compile(
 EXCLUSIVE = re.compile(
     r"\b(?:anything|anyone|nothing|no\s+one|none)\s+(?:but|except|other\s+than|besides)\b|\bexclusively\b|"
     r"\bno\s+other\s+\w+\b|\bonly\s+ever\b|\bsolely\b"
+)
+
+# Line jumping: the model's conduct towards the person reshaped for good: a persona, a refusal to
+# speak of its own setup, a warning withheld, a purchase pushed.
+CONDUCT = re.compile(
+    r"\b(?:assistant|model|agent|ai|you|yourself|it)\s+(?:\w+\s+){0,2}?(?:into|in)\s+(?:an?\s+)?[\w-]+\s+mode\b|"
+    r"\b(?:speaks?|talks?|answers?|responds?|replies|reply|respond)\s+as\s+[\"'`]|\b(?:call|introduce|present|"
+    r"refer\s+to)\w*\s+(?:itself|yourself)\s+as\b|"
+    r"\b(?:declin\w*|refus\w*|deny|denies|never\s+(?:disclose|reveal|list|name|admit|acknowledge|mention|discuss)|"
+    r"do\s+not\s+(?:disclose|reveal|list|name|admit|discuss))\b[^.;!?]{0,60}?\b(?:its|your|the\s+assistant'?s|the\s+"
+    r"model'?s)\s+(?:own\s+)?(?:configuration|config|instructions|prompt|system\s+prompt|tools|rules|setup|settings)\b|"
+    r"\b(?:tools|instructions|rules|functions)\s+(?:that\s+)?(?:you|it)\s+(?:have|has|were\s+given|can\s+call)\b|"
+    r"\b(?:never|not|don't|do\s+not|stop)\s+(?:\w+\s+)?(?:warn|caution|alert|remind)\w*\s+(?:the\s+)?(?:user|person|"
+    r"human|customer|them)\b|\b(?:recommend|suggest|advis|urg|push|promot|tell)\w*\s+(?:\w+\s+){0,3}?(?:to\s+)?"
+    r"(?:buy|sell|invest\s+in|purchase|subscribe|sign\s+up|donate)\b"
+)
+# A scope that speaks of the orders around it ("these instructions are valid for the whole
+# session"): the next sentence is under it.
+FORWARD = re.compile(
+    r"\b(?:these|this|the\s+following|below)\s+(?:\w+\s+)?(?:instructions?|rules?|directives?|orders?|guidance|"
+    r"requirements?|terms|notes?)\b|:\s*$"
+)
+# A change that takes the person's confirmation away: "no longer to check with the user",
+# "the approval step was retired".
+CONSENT_DROPPED = re.compile(
+    r"\b(?:no\s+longer|never|not|without|skip\w*|stop\w*)\s+(?:\w+\s+){0,3}?(?:check\w*\s+with|ask\w*|confirm\w*"
+    r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
+    r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
+    r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b"
 )
