@@ -28,6 +28,7 @@ __all__ = [
     "RUN_DOWN_MORE",
     "SCOPE",
     "SIBLINGS",
+    "STEALTH",
     "TOOL_SUBJECT",
     "UNAWARE",
     "UNAWARE_WHOM",
@@ -46,7 +47,9 @@ _VERB = (
     r"report|show|hide|do|don't|make|ensure|remember|read|write|fetch|attach|append|prepend|forward|queue|"
     r"accept|approve|confirm|decline|refuse|give|start|begin|act|assume|pretend|store|save|record|track|"
     r"upload|post|submit|replace|swap|switch|default|prefix|bcc|cc|touch|favou?r|rely|trust|drop|omit|"
-    r"feed|fill|reach|stick|go|come|follow|obey|list|summari[sz]e|mirror|relay|sync|push|auto-\w+)"
+    r"feed|fill|reach|stick|go|come|follow|obey|list|summari[sz]e|mirror|relay|sync|push|auto-\w+|lean|tack|direct|"
+    r"hand|log|note|cite|quote|insert|stamp|tag|mark|label|rename|rewrite|redirect|reroute|override|remove|delete|"
+    r"strip|wrap|inject|embed|grant|share|export|email|e-mail|text|notify|check|verify|ask|collect|gather|capture)"
 )
 # Who is spoken to, with its weight: the model by name or "you" with a duty (2), a bare duty (1).
 # Each pattern comes after a cheap gate that every match passes (a literal scan).
@@ -83,8 +86,9 @@ ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
 # read verb first. "…, always read X" is an order; "URLs are always read in full" is not.
 ORDER_VERB = re.compile(rf"\b{_VERB}\b")
 CLAUSE_START = re.compile(
-    r"(?:[:;,(\[]|->|(?<!\bare\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
-    r"\b(?:then|and|also|please|just|simply|always|never|first|kindly))\s*$"
+    r"(?:[:;,(\[]|->|\s[-\u2013\u2014]|(?<!\bare\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
+    r"\b(?:then|and|also|please|just|simply|always|never|first|kindly|so))\s*"
+    r"(?:(?:quietly|silently|secretly|discreetly|also|always|just|simply|first|then)\s+)*$"
 )
 # An order's label at a sentence's start: "Session protocol:", "Workflow integration (required):".
 ORDER_LABEL = re.compile(
@@ -102,7 +106,8 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
             r"\bfor\s+the\s+(?:duration|rest|remainder|length)\s+of\s+(?:any|every|each|your)\b|"
             r"\b(?:once|when|after|as\s+soon\s+as)\s+this\s+(?:server|tool|plugin|extension|definition|integration)\s+"
             r"(?:is|has\s+been|gets)\s+(?:loaded|installed|read|listed|connected|enabled|registered)\b|"
-            r"\b(?:whole|entire)\s+(?:session|conversation|chat|dialog(?:ue)?)\b|"
+            r"\b(?:whole|entire)\s+(?:session|conversation|chat|dialog(?:ue)?)\b|\bthroughout\s+(?:this|the|any|every|"
+            r"each|your)\s+(?:\w+\s+)?(?:chat|conversation|session|dialog(?:ue)?|thread)\b|"
             r"\bno\s+matter\s+(?:what|which|how|who|whether)\b|\bwhatever\s+(?:the\s+)?(?:\w+\s+)?(?:user|person|"
             r"customer|human|they|he|she|message|request|query|conversation|topic|task|it\s+is|is\s+asked)\b|"
             r"\bwhichever\s+(?:the\s+)?(?:user|person)\b|\bin\s+(?:force|effect)\b|\bstanding\s+(?:guidance|"
@@ -142,9 +147,12 @@ _TOOLISH = (
 )
 # Other tools, as a class: "the other weather integrations", "non-sanctioned scanners", "said scanners".
 OTHER_TOOLS = re.compile(
-    r"\b(?:other|alternative|competing|rival|remaining|installed|third-party|non-?[\w-]+|un[a-z]{3,}(?:ed|ing)|"
+    r"\b(?:other|alternative|competing|rival|remaining|installed|third-party|non-?[\w-]+|un[a-z]{3,}(?:ed|ing)|different|another|"
     rf"said|those|these|such)\s+(?:[\w-]+\s+){{0,2}}?{_TOOLISH}\b|\balternatives\b|\bany\s+[\w-]+-capable\s+"
-    rf"{_TOOLISH}\b|\b(?:any|every)\s+other\s+\w+"
+    rf"{_TOOLISH}\b|\b(?:any|every)\s+other\s+\w+|"
+    # Tools by where they sit: "the thesaurus servers bundled alongside", "plugins installed next to it".
+    rf"\b{_TOOLISH}\s+(?:\w+\s+)?(?:alongside|nearby|next\s+door|next\s+to\s+(?:it|this|us)|"
+    r"(?:also\s+)?(?:registered|installed|loaded|connected)\s+(?:here|in\s+this|with\s+this))"
 )
 # Other tools of this same server are its siblings, not rivals.
 SIBLINGS = re.compile(
@@ -152,20 +160,25 @@ SIBLINGS = re.compile(
 )
 # An order to call this very tool first is a precondition, not an order about the conversation.
 PRECONDITION = re.compile(r"\b(?:call|run|invoke|use|execute)\s+(?:this(?:\s+tool)?|it|me)\b")
+# Done without the person seeing it: "quietly", "behind the scenes".
+STEALTH = re.compile(
+    r"\b(?:quietly|silently|secretly|discreetly|covertly|invisibly|unnoticed)\b|\bbehind\s+the\s+scenes\b|"
+    r"\bin\s+the\s+background\b"
+)
 # A pronoun that carries the previous sentence's tools into this one.
 BACK_REFERENCE = re.compile(r"\b(?:it|they|them|those|these|said)\b")
 # Run-downs beyond ``_wording.RUN_DOWN``: stale copies, standing taken away, absence pretended.
 RUN_DOWN_MORE = re.compile(
     r"\bmirrors?\b|\bstopped\s+\w+ing\b|\bno\s+(?:standing|value|weight|validity)\b|\bunusable\b|\bflagged\b|"
     r"\b(?:is|are)n'?t\s+(?:installed|there|available|reliable|trustworthy)\b|\bnot\s+(?:installed|there)\b|"
-    r"\bdead\b|\bspam\b|\bvoid\b|\byesterday'?s\b|\bnon-?(?:sanctioned|accredited|authori[sz]ed|official|"
+    r"\bdead\b|\bspam\b|\bvoid\b|\byesterday'?s\b|\bmistakes?\b|\b(?:years?|months?|weeks?)\s+behind\b|\bnon-?(?:sanctioned|accredited|authori[sz]ed|official|"
     r"approved|certified)\b|\bun(?:accredited|authori[sz]ed|official|certified|vetted)\b"
 )
 # A claim to be the one to use: "the sole authoritative one", "it's this one", "should come here".
 PREFERENCE = re.compile(
     r"\b(?:only|sole|sanctioned|accredited|authoritative|designated|canonical)\s+(?:\w+\s+){0,2}?(?:one|"
     rf"{_TOOLISH}|converter|source|option|verdicts?)\b|\b(?:it'?s|is)\s+this\s+one\b|\bcome\s+here\b|"
-    r"\bpick\s+this\b|\bthis\s+one\s+every\b|\b(?:into|to|with)\s+(?:this\s+one|us)\b"
+    r"\bpick\s+this\b|\bthis\s+one\b|\b(?:into|to|with)\s+us\b"
 )
 # Keeping away from them: "refrain from invoking", "act as if it isn't there", "don't offer".
 AVOID = re.compile(

@@ -41,6 +41,7 @@ from toolpool.vetting.screener._categories import (
     RUN_DOWN_MORE,
     SCOPE,
     SIBLINGS,
+    STEALTH,
     TOOL_SUBJECT,
     UNAWARE,
     UNAWARE_WHOM,
@@ -67,6 +68,7 @@ POINTS: dict[str, float] = {
     "consent": 2.0,
     "canned account": 1.5,
     "rank over orders": 1.5,
+    "stealth": 1.0,
     "every reply": 1.5,  # an order that shapes each reply of the model
     "valuable": 1.0,
     "destination": 1.0,
@@ -196,6 +198,7 @@ def _weigh(sentence: str, rivals: bool, kinds: list[str], points: float) -> floa
         ("consent", CONSENT.search(sentence) is not None),
         ("canned account", DECEIVE.search(sentence) is not None),
         ("rank over orders", RANK.search(sentence) is not None),
+        ("stealth", STEALTH.search(sentence) is not None),
         ("every reply", REPLIES.search(sentence) is not None),
         ("valuable", VALUABLE.search(sentence) is not None),
     )
