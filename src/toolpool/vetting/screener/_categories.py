@@ -29,6 +29,7 @@ __all__ = [
     "SCOPE",
     "SIBLINGS",
     "STEALTH",
+    "TOLD_ONLY_THE_PERSON",
     "TOOL_SUBJECT",
     "UNAWARE",
     "UNAWARE_WHOM",
@@ -84,7 +85,19 @@ ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
 )
 # A bare order (1): a verb in its base form where a clause starts ("…; pick this one", "then add"),
 # read verb first. "…, always read X" is an order; "URLs are always read in full" is not.
-ORDER_VERB = re.compile(rf"\b{_VERB}\b")
+# Or any other base form (not a function word, not ending in -s, -ed, -ing, -ly) with an object or a
+# particle after it: "tack on …", "jot it down", "funnel them to …".
+_FUNCTION = (
+    r"the|a|an|this|that|these|those|it|its|they|them|their|there|here|we|you|your|our|he|she|his|her|and|or|"
+    r"but|if|when|then|so|as|at|by|for|from|in|into|of|on|to|with|without|not|no|all|any|each|every|some|one|"
+    r"only|also|just|what|which|who|how|why|where|while|after|before|since|until|is|are|was|were|be|been|can|may|"
+    r"will|would|should|must|could|might|has|have|had|do|does|did|per|via|default|optional|required|output|input|"
+    r"result|response|value|field|name|type|format|data|text|file|page|item|id|key|mode|limit|number|list|set"
+)
+ORDER_VERB = re.compile(
+    rf"\b(?:{_VERB}|(?!(?:{_FUNCTION})\b)[a-z]{{3,}}(?<!s)(?<!ed)(?<!ing)(?<!ly)(?=\s+(?:it|them|this|that|these|"
+    r"those|the|a|an|any|every|each|all|your|their|its|our|on|up|out|off|back|down)\b))\b"
+)
 CLAUSE_START = re.compile(
     r"(?:[:;,(\[]|->|\s[-\u2013\u2014]|(?<!\bare\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
     r"\b(?:then|and|also|please|just|simply|always|never|first|kindly|so))\s*"
@@ -201,6 +214,11 @@ UNAWARE = re.compile(
 UNAWARE_WHOM = re.compile(
     r"\b(?:user|person|people|customer|human|client|buyer|owner|data\s+subject|they|them|anyone|nobody)s?\b|"
     r"\b(?:your|the)\s+(?:repl|answer|response|summar|explanation|narration)\w*"
+)
+# Kept from everyone but the person: "never shown to anyone except the owner" tells the person.
+TOLD_ONLY_THE_PERSON = re.compile(
+    r"\b(?:anyone|anybody|no\s*one|nobody|others?)\s+(?:but|except|other\s+than|besides|apart\s+from)\s+"
+    r"(?:the\s+|its\s+|their\s+)?(?:user|person|owner|customer|human|account\s+holder)s?\b"
 )
 # This tool or its server as the subject: "the tool never tells …" describes, it does not order.
 TOOL_SUBJECT = re.compile(

@@ -42,6 +42,7 @@ from toolpool.vetting.screener._categories import (
     SCOPE,
     SIBLINGS,
     STEALTH,
+    TOLD_ONLY_THE_PERSON,
     TOOL_SUBJECT,
     UNAWARE,
     UNAWARE_WHOM,
@@ -239,6 +240,6 @@ _FAILURES = frozenset({"error", "errors", "fail", "fails", "failing", "wrong"})
 def _unaware(sentence: str) -> str:
     """ "unaware person", "unaware" or "": a norm against telling, not the tool describing itself."""
     match = UNAWARE.search(sentence)
-    if match is None or TOOL_SUBJECT.search(sentence):
+    if match is None or TOOL_SUBJECT.search(sentence) or TOLD_ONLY_THE_PERSON.search(sentence):
         return ""
     return "unaware person" if UNAWARE_WHOM.search(sentence) else "unaware"
