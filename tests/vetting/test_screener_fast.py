@@ -346,6 +346,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         *("Field", "Finding", "SentenceHits", "_document", "_phrases", "character_findings"),
         *("parameter_findings", "quiet_findings", "soft_findings", "_disguised", "_encoded", "_rot13"),
         "peer_behaviour_findings",
+        "conduct_findings",  # runs before either path (issue 18, batch K): no trigger to index
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

@@ -24,7 +24,11 @@ _PURPOSE = {
     "conversation": re.compile(
         r"conversation|chat|message|history|transcript|dialog|prompt|llm|memory|summar"
     ),
-    "secrets": re.compile(r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet"),
+    # Linking or signing into an account needs its sign-in ("Links a bank account …").
+    "secrets": re.compile(
+        r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet|"
+        r"\b(?:link|connect|sign|log)\w*\s+(?:in\w*\s+)?(?:to\s+)?(?:an?\s+|the\s+|your\s+|their\s+)?(?:\w+\s+)?accounts?\b"
+    ),
     "files": re.compile(r"file|path|document|director|folder|content|disk|read"),
     # The model's own instructions: only a tool that manages prompts, or builds assistants, has a use
     # for them ("System instructions for the new assistant").

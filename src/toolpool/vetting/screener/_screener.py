@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener._chars import character_findings
+from toolpool.vetting.screener._conduct import conduct_findings
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._directives import directive_findings
 from toolpool.vetting.screener._doc import Doc, Part
@@ -150,6 +151,8 @@ def _screen(
         for field in fields:
             findings += character_findings(field.text, field.where, mode)
     doc = _document(fields)
+    if mode == "tool":  # on either path: its categories are too common to be a trigger of the fast one
+        findings += conduct_findings(doc, own, peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet

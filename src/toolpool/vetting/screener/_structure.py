@@ -34,6 +34,7 @@ from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
     CHOICE,
     CONDUCT,
+    CONFIGURED,
     CONSENT_DROPPED,
     DESTINATIONS,
     EXCLUSIVE,
@@ -155,6 +156,7 @@ AFTER_A_TRIGGER = (
     FLOW_OBJECTS,
     PAYMENT_DESTINATION,
     CONDUCT,
+    CONFIGURED,
     CONSENT_DROPPED,
     FORWARD,
     _BINDS,
@@ -284,6 +286,7 @@ def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | 
     valuable = _valuable(sentence, bare_secrets=bare_secrets) or PERSONAL_DATA.search(sentence) is not None
     moves = _SEND.search(sentence) or re.search(_STORE, sentence)
     leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
+    leaves = leaves and bool(moves or not CONFIGURED.search(sentence))  # the server's own key
     watches = _SURVEILLANCE.search(sentence) is not None and not _THEIR_ACT.search(sentence)
     if (leaves or (valuable and _SEND.search(sentence))) and not PERSONS_OWN.search(sentence):
         return ("changed_behaviour", 1.0)

@@ -13,6 +13,7 @@ __all__ = [
     "BARE_SECRETS",
     "CHOICE",
     "CONDUCT",
+    "CONFIGURED",
     "CONSENT_DROPPED",
     "DESTINATIONS",
     "EXCLUSIVE",
@@ -251,4 +252,10 @@ CONSENT_DROPPED = re.compile(
     r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
     r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
     r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b"
+)
+# A secret the server itself is configured with ("an API key is required; set X_KEY in the server
+# environment"): configuration, not data leaving, unless a verb of transfer moves it.
+CONFIGURED = re.compile(
+    r"\b(?:is|are)\s+(?:now\s+)?(?:required|needed)\b|\b(?:set|export|configure|define)\s+[a-z0-9]*_[a-z0-9_]+\b|"
+    r"\bin\s+(?:the\s+)?(?:server'?s?\s+)?(?:environment|env|config(?:uration)?)\b"
 )
