@@ -104,20 +104,20 @@ class Database:
 
     def hot_row(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
         """The first row of ``sql`` (None if there is none), on this thread's raw connection."""
-        self.check_open()
-        try:
-            return self.gate.fetchone(sql, parameters)
-        except UsageError:
-            raise
-        except Exception as exc:
-            raise UsageError(f"the store at {self.display} failed: {first_line(exc)}") from exc
+        return self._asked(self.gate.fetchone, sql, parameters)
 
     def found_row(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
         """``hot_row``, a row found given again from memory while nothing was committed since
         (SQLite; ``EnabledCache.found_row``)."""
+        return self._asked(self.cached.found_row, sql, parameters)
+
+    def _asked(
+        self, ask: Callable[[str, tuple[Any, ...]], Any], sql: str, parameters: tuple[Any, ...]
+    ) -> Any:
+        """``ask(sql, parameters)`` on an open store; the driver's failures become UsageError."""
         self.check_open()
         try:
-            return self.cached.found_row(sql, parameters)
+            return ask(sql, parameters)
         except UsageError:
             raise
         except Exception as exc:
