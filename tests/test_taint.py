@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
 from toolpool import Pool, Ticket
-from toolpool.calls import GUARANTEED, TaintLedger
+from toolpool.calls import GUARANTEED, TaintDelta, TaintLedger
 
 pytestmark = pytest.mark.anyio
 
@@ -123,3 +123,49 @@ async def test_taint_belongs_to_its_session_and_pool_call_has_a_default_session(
             fresh = await other.call(snapshot, "mcp__store__write", {"body": RESULT[:60]})
     assert default.code == "tainted_argument"
     assert fresh.ok
+
+
+@given(
+    st.lists(st.text(max_size=120), max_size=6),
+    st.lists(st.text(max_size=80), min_size=1, max_size=4),
+)
+def test_a_noted_result_is_found_exactly_as_a_recorded_one(results: list[str], strings: list[str]) -> None:
+    # Reading tools note their results (no fingerprints until a write asks): gate 6 must not
+    # answer differently for it, whatever the text and however the arguments copy it.
+    noted, recorded = TaintLedger(), TaintLedger()
+    for text in results:
+        noted.note(text)
+        recorded.record(text)
+    copies = [*strings, *(text[len(text) // 3 :] for text in results)]
+    for value in copies:
+        assert noted.find({"value": value}) == recorded.find({"value": value})
+
+
+def test_noted_results_are_taken_in_before_a_restore_and_a_record() -> None:
+    ledger = TaintLedger()
+    ledger.note(RESULT)
+    ledger.restore([])
+    assert ledger.find({"url": "https://weather.example.com/x"}) is not None
+    later = TaintLedger()
+    later.note(RESULT)
+    # What ``record`` returns is only what is new: the noted text was there first.
+    assert not later.record(RESULT)
+
+
+def test_a_kept_ledger_reports_a_noted_result_at_once() -> None:
+    # A session whose taint the store keeps must not hold its growth back (a resumed session
+    # would lose what the model was shown).
+    kept: list[TaintDelta] = []
+    ledger = TaintLedger(kept.append)
+    ledger.note(RESULT)
+    assert kept and kept[0].hosts and kept[0].emails
+
+
+def test_noted_results_waiting_for_fingerprints_stay_bounded() -> None:
+    ledger = TaintLedger()
+    chunk = "a plain sentence of an ordinary result, repeated. " * 400  # 20,400 characters
+    for _ in range(200):
+        ledger.note(chunk)
+    # Private, on purpose: the bound is what keeps a read-only session's memory flat.
+    assert ledger._pending_chars <= 1024 * 1024
+    assert ledger.find({"body": chunk[:100]}) is not None

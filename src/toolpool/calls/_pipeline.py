@@ -293,8 +293,10 @@ class CallPipeline:
             plan = retry_plan(tool, permission, self._retries)
             gate, envelope = await self._call_upstream(tool, link, arguments, breaker, plan)
         if envelope.ok:
-            delta = session.taint.record(envelope.text)
-            if self._shared is not None:
+            if self._shared is None:
+                session.taint.note(envelope.text)
+            else:
+                delta = session.taint.record(envelope.text)
                 await self._shared.push(session.taint, delta)  # before the caller sees it
         return gate, envelope
 

@@ -31,6 +31,8 @@ _W = 8  # winnowing window, in k-grams
 GUARANTEED = _K + _W - 1  # a shared run at least this long is always detected
 _MAX_FINGERPRINTS = 500_000  # per session; the oldest results are forgotten first
 _MAX_TEXT = 256 * 1024  # characters fingerprinted per result (the model sees the clipped text)
+# Results noted but not yet fingerprinted (``TaintLedger.note``), in characters, before they are.
+_MAX_PENDING = 1024 * 1024
 _MAX_ARGUMENT_STRINGS = 10_000
 _SPACES = re.compile(r"\s+")
 _URL = re.compile(r"\bhttps?://[^\s\"'<>()\[\]{}]+", re.IGNORECASE)
@@ -87,22 +89,51 @@ class TaintLedger:
         self._order: deque[int] = deque()
         self._hosts: set[int] = set()
         self._emails: set[int] = set()
+        self._pending: list[str] = []
+        self._pending_chars = 0
+
+    def note(self, text: str) -> None:
+        """``record`` when nobody needs its delta now: a read-only session never pays for
+        fingerprints. Every other method takes noted text in first, in order, so ``find``
+        answers exactly as if it had been recorded at once. A ledger whose growth is kept
+        (``on_record``) records at once, and at most ``_MAX_PENDING`` characters wait."""
+        if self._on_record is not None:
+            self.record(text)
+            return
+        text = text[:_MAX_TEXT]
+        self._pending.append(text)
+        self._pending_chars += len(text)
+        if self._pending_chars > _MAX_PENDING:
+            self._take_noted()
 
     def record(self, text: str) -> TaintDelta:
         """Remember a result's text (the sanitized text a model or caller may see); returns
         what was new."""
+        self._take_noted()
+        return self._record(text)
+
+    def _take_noted(self) -> None:
+        pending, self._pending, self._pending_chars = self._pending, [], 0
+        for text in pending:
+            self._record(text)
+
+    def _record(self, text: str) -> TaintDelta:
         text = text[:_MAX_TEXT]
         hosts = _hosts(text) - self._hosts
         emails = _emails(text) - self._emails
         fingerprints = _winnow(_normalize(text)) - self._fingerprints
         delta = TaintDelta(tuple(fingerprints), tuple(hosts), tuple(emails))
-        self.restore((delta,))
+        self._restore((delta,))
         if delta and self._on_record is not None:
             self._on_record(delta)
         return delta
 
     def restore(self, deltas: Iterable[TaintDelta]) -> None:
         """Take back what earlier ``record`` calls returned, oldest first (a resumed session)."""
+        self._take_noted()
+        self._restore(deltas)
+
+    def _restore(self, deltas: Iterable[TaintDelta]) -> None:
         for delta in deltas:
             self._hosts.update(delta.hosts)
             self._emails.update(delta.emails)
@@ -115,6 +146,7 @@ class TaintLedger:
 
     def find(self, arguments: object) -> str | None:
         """Why ``arguments`` carry tainted text, or None. The reason is local text."""
+        self._take_noted()
         if not (self._fingerprints or self._hosts or self._emails):
             return None
         for value in _strings(arguments):

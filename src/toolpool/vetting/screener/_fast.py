@@ -58,7 +58,8 @@ class Triggers:
             for needle in vocab.substrings:
                 by_marker.setdefault(_marker(needle), {}).setdefault(needle, set()).add(index)
         self._by_key = {key: frozenset(found) for key, found in by_key.items()}
-        self._keys = frozenset(by_key)
+        self.keys = frozenset(by_key)
+        """Every word key that makes some list a candidate."""
         self._by_marker = tuple(
             (marker, tuple((needle, frozenset(found)) for needle, found in needles.items()))
             for marker, needles in by_marker.items()
@@ -67,7 +68,7 @@ class Triggers:
     def candidates(self, doc: Doc) -> list[Vocab]:
         """The lists whose gate may pass on ``doc``, in index order."""
         found: set[int] = set()
-        for key in doc.word_keys() & self._keys:
+        for key in doc.word_keys() & self.keys:
             found |= self._by_key[key]
         lower = doc.lower
         for marker, needles in self._by_marker:

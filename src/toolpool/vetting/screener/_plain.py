@@ -29,7 +29,7 @@ from toolpool.vetting.screener import _markup, _soft, _text
 from toolpool.vetting.screener._decode import CANDIDATE
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._fast import PEER_TRIGGERS, TOOL_TRIGGERS, Triggers
-from toolpool.vetting.screener._vocab import Vocab
+from toolpool.vetting.screener._vocab import Vocab, word_keys
 
 __all__ = ["PLAIN_MAX_CHARS", "is_plain"]
 
@@ -52,6 +52,15 @@ _LISTS = Triggers(_vocabs())
 # Words that make a detector look further without a word list: rot13's markers, shouts, "tool".
 _WORDS = frozenset(_text.ROT13_WORDS | {word.lower() for word in _soft.SHOUTS} | {"tool"})
 _CAPITALS = re.compile(r"[A-Z]{3,}")
+# The lists' substring needles that text of ``_PLAIN``'s characters can hold (the others hold
+# ``_ @ : '``), in one pattern.
+_SUBSTRINGS = re.compile(
+    "|".join(
+        re.escape(needle)
+        for needle in sorted({n for vocab in _LISTS.vocabs for n in vocab.substrings}, key=len, reverse=True)
+        if _PLAIN.fullmatch(needle)
+    )
+)
 
 
 def is_plain(text: str) -> bool:
@@ -64,7 +73,11 @@ def is_plain(text: str) -> bool:
         run.group() in _soft.SHOUTS for run in _CAPITALS.finditer(text)
     ):
         return False
-    doc = Doc(text, (Part("result", text),), [0])  # one part: no sentence needs finding
-    if not doc.word_keys().isdisjoint(_WORDS):
+    lower = text.lower()
+    keys = word_keys(lower)
+    if not keys.isdisjoint(_WORDS):
         return False
+    if keys.isdisjoint(_LISTS.keys) and _SUBSTRINGS.search(lower) is None:
+        return True  # no list is even a candidate (``Triggers.candidates``): no document needed
+    doc = Doc(text, (Part("result", text),), [0], lower=lower, keys=keys)  # one part: no sentences
     return not _LISTS.match(doc)
