@@ -125,3 +125,25 @@ async def test_a_slow_answers_headers_go_out_after_the_hold_without_waiting_for_
             finish.set()
     assert [message["type"] for message in sent] == ["http.response.start", "http.response.body"]
     assert sent[0]["headers"] == []
+
+
+async def test_a_call_over_a_principals_quota_gets_retry_after_over_the_legacy_stream(tmp_path: Path) -> None:
+    # A quota is a limit of its own (no server or tool limit in this configuration): the
+    # gateway must still hold the stream's headers back to add the wait.
+    config = copy_config(tmp_path)
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text + '\n[principals."*"]\nquota_calls = 1\nquota_period = "hour"\n', encoding="utf-8")
+    token = new_token(config, "ci", "--allow", "*")
+    with anyio.fail_after(TEST_S):
+        async with served(config, "--http", "127.0.0.1:0") as running, bearer(token) as http:
+            opened = await http.post(running.url, json=INITIALIZE, headers=MCP_HEADERS)
+            legacy = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+            legacy["mcp-protocol-version"] = "2025-11-25"
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(running.url, json=initialized, headers=legacy)
+            ran = await http.post(running.url, json=CALL, headers=legacy)
+            refused = await http.post(running.url, json=CALL, headers=legacy)
+    assert _result(ran.text)["_meta"]["toolpool/code"] == "ok" and "retry-after" not in ran.headers
+    assert _result(refused.text)["_meta"]["toolpool/code"] == "quota_exceeded"
+    assert refused.headers["content-type"].startswith("text/event-stream")
+    assert 1 <= int(refused.headers["retry-after"]) <= 3600

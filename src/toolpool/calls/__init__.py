@@ -12,6 +12,7 @@ from toolpool.calls._arguments import MAX_ARGUMENT_DEPTH, argument_problems, ren
 from toolpool.calls._breaker import Breakers, BreakerState, CircuitBreaker
 from toolpool.calls._envelope import Envelope, refusal, shown, upstream_failure
 from toolpool.calls._events import EventOutlet
+from toolpool.calls._limit_plan import limits_anything
 from toolpool.calls._limits import Limits, Permit
 from toolpool.calls._limits_redis import RedisState
 from toolpool.calls._pipeline import CallPipeline, PipelineSession
@@ -66,6 +67,7 @@ __all__ = [
     "clip",
     "content_text",
     "fence",
+    "limits_anything",
     "quota_standings",
     "refusal",
     "render_resource",

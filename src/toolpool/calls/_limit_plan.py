@@ -27,7 +27,16 @@ from toolpool import errors
 from toolpool.config import Config
 from toolpool.runtime_policy import LimitFields, PrincipalPolicy
 
-__all__ = ["REACHED_CODES", "Level", "Plan", "PlanBook", "Quota", "period_bounds", "quota_policies"]
+__all__ = [
+    "REACHED_CODES",
+    "Level",
+    "Plan",
+    "PlanBook",
+    "Quota",
+    "limits_anything",
+    "period_bounds",
+    "quota_policies",
+]
 
 Scope = Literal["alias", "tool", "principal"]
 Period = Literal["hour", "day", "month"]
@@ -99,7 +108,7 @@ class PlanBook:
     def __init__(self, config: Config) -> None:
         self._config = config
         self._plans: dict[tuple[str, str, str], Plan] = {}
-        self.any_limits = _limits_anything(config)
+        self.any_limits = limits_anything(config)
 
     def plan(self, alias: str, tool: str, principal: str) -> Plan:
         key = (alias, tool, principal)
@@ -160,7 +169,8 @@ def _opens(own: str | None, default_open: bool) -> bool:
     return default_open if own is None else own == "open"
 
 
-def _limits_anything(config: Config) -> bool:
+def limits_anything(config: Config) -> bool:
+    """Whether ``config`` sets any limit or quota: without one, the limits gate never refuses."""
     levels: list[LimitFields] = [config.pool, *config.principals.values()]
     for spec in config.servers.values():
         levels += [spec, *spec.tools.values()]

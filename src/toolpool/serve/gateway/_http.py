@@ -41,6 +41,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolpool.calls import limits_anything
 from toolpool.errors import UsageError
 from toolpool.serve._guard import AuthGuard
 from toolpool.serve.gateway._asgi_body import read_body, replaying
@@ -169,14 +170,16 @@ def http_app(
     door = _HttpDoor(gateway)
     server = build_server(gateway, door)
     security = rebinding_guard(host, port, public_hosts)
-    mcp_app: ASGIApp = RetryAfter(
-        server.streamable_http_app(
-            streamable_http_path=HTTP_PATH,
-            transport_security=security,
-            host=host,
-            session_idle_timeout=IDLE_S,
-        )
+    mcp_app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        transport_security=security,
+        host=host,
+        session_idle_timeout=IDLE_S,
     )
+    # Only the limits gate refuses with a wait, and its limits are the configuration's: without
+    # any, there is no header to add and no POST's headers to hold (~0.1 ms a request).
+    if limits_anything(gateway.pool.config):
+        mcp_app = RetryAfter(mcp_app)
     if lean:  # it adds Retry-After to its own answers, with no header to hold back
         mcp_app = LeanHttp(mcp_app, gateway, server, door.of_scope, security, HTTP_PATH)
 
