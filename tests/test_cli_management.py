@@ -158,3 +158,23 @@ def test_init_never_overwrites_an_existing_config(tmp_path: Path) -> None:
     result = toolpool(tmp_path, "init")
     assert result.returncode == 1 and "already exists" in result.stderr
     assert (tmp_path / "toolpool.toml").read_text() == "# mine\n"
+
+
+def test_import_takes_in_a_configuration_edited_since_the_store_last_synced_it(tmp_path: Path) -> None:
+    # import syncs the whole configuration only when the store does not hold this very text:
+    # an edit to another server's policy must still land in the store.
+    ok(toolpool(tmp_path, "init", "--json"))
+    ok(toolpool(tmp_path, "tools", "--json"))  # the store now holds the configuration as written
+    config = tmp_path / "toolpool.toml"
+    text = config.read_text(encoding="utf-8")
+    lookup = '[servers.demo_beta.tools.lookup]\naction = "beta.lookup"\neffect = "read"\n'
+    assert lookup in text
+    config.write_text(
+        text.replace(lookup, "[servers.demo_beta.tools.lookup]\naction = false\n"), encoding="utf-8"
+    )
+    ok(toolpool(tmp_path, "import", "demo_alpha", "--json"))
+    with sqlite3.connect(tmp_path / "toolpool.db") as database:
+        stored = database.execute(
+            "SELECT action FROM tool_states WHERE alias = 'demo_beta' AND name = 'lookup'"
+        ).fetchall()
+    assert stored == [(None,)]  # forbidden now: no action

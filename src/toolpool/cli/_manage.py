@@ -54,7 +54,8 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
     from toolpool.importing import import_alias  # the pool and the SDK: only this command needs them
     from toolpool.pool import Pool
 
-    loaded = load(config)
+    text, source = read(config)
+    loaded = parse_config(text, source)
     if alias not in loaded.servers:
         fail(f"unknown alias {alias!r}: only servers named in the configuration can be imported")
 
@@ -62,7 +63,7 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
         # Progress goes to stderr, line by line (a spinner shows nothing in a log or a pipe);
         # stdout keeps only the result, so --json stays parseable.
         started = time.monotonic()
-        with open_store(loaded) as store:
+        with open_store(loaded, config_hash(text)) as store:
             async with Pool(loaded, store=store, secret_key=secret_key(loaded)) as pool:
                 _progress(f"import {alias}: starting or reaching the server, listing and vetting its tools")
                 result = await import_alias(pool, store, alias, actor())
