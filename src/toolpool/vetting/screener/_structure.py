@@ -36,6 +36,7 @@ from toolpool.vetting.screener._wording import (
     CONDUCT,
     CONFIGURED,
     CONSENT_DROPPED,
+    CREDENTIAL_SLOT,
     DESTINATIONS,
     EXCLUSIVE,
     FLOW_OBJECTS,
@@ -48,6 +49,7 @@ from toolpool.vetting.screener._wording import (
     PERSONAL_DATA,
     PERSONAL_SECRETS,
     PERSONS_OWN,
+    PROTECTED,
     REPLIES,
     RUN_DOWN,
     SELF_CHOICE,
@@ -324,6 +326,8 @@ def _flow(sentence: str) -> tuple[str, float] | None:
     valuable = personal or _valuable(sentence) or FLOW_OBJECTS.search(sentence) is not None
     if valuable and PAYMENT_DESTINATION.search(sentence):
         return ("data_flow", 1.0)
+    if PROTECTED.search(sentence):  # "keep secrets out of the URL; put them in `headers`, unlogged"
+        sentence = CREDENTIAL_SLOT.sub(" ", sentence)
     if not (valuable and DESTINATIONS.search(sentence)):
         return None
     if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie

@@ -15,6 +15,7 @@ __all__ = [
     "CONDUCT",
     "CONFIGURED",
     "CONSENT_DROPPED",
+    "CREDENTIAL_SLOT",
     "DESTINATIONS",
     "EXCLUSIVE",
     "FLOW_OBJECTS",
@@ -27,6 +28,7 @@ __all__ = [
     "PERSONAL_DATA",
     "PERSONAL_SECRETS",
     "PERSONS_OWN",
+    "PROTECTED",
     "REPLIES",
     "RUN_DOWN",
     "SELF_CHOICE",
@@ -255,6 +257,17 @@ CONSENT_DROPPED = re.compile(
 )
 # A secret the server itself is configured with ("an API key is required; set X_KEY in the server
 # environment"): configuration, not data leaving, unless a verb of transfer moves it.
+# A field of the call that is made to carry credentials: "put them in `headers`", "in `auth_token`".
+CREDENTIAL_SLOT = re.compile(
+    r"\b(?:in|into)\s+(?:the\s+)?[`'\"](?:[\w-]*[_-])?(?:headers?|auth\w*|authori[sz]ation|credentials?|tokens?|"
+    r"api[_-]?keys?|secrets?|passwords?|bearer)[`'\"]"
+)
+# Moved to protect it, not to take it: "keep tokens out of the URL", "so they aren't logged".
+PROTECTED = re.compile(
+    r"\bkeep\s+(?:\w+\s+){0,2}?out\s+of\b|\bso\s+(?:that\s+)?(?:they|it|those|these)\s+(?:aren'?t|isn'?t|are\s+not|"
+    r"is\s+not|won'?t\s+be|never\s+get|don'?t\s+get|do\s+not\s+get)\s+(?:logged|stored|exposed|leaked|recorded|cached|"
+    r"shown|visible|saved)\b"
+)
 CONFIGURED = re.compile(
     r"\b(?:is|are)\s+(?:now\s+)?(?:required|needed)\b|\b(?:set|export|configure|define)\s+[a-z0-9]*_[a-z0-9_]+\b|"
     r"\bin\s+(?:the\s+)?(?:server'?s?\s+)?(?:environment|env|config(?:uration)?)\b"
