@@ -27,6 +27,7 @@ __all__ = [
     "PERSONAL",
     "PERSONAL_DATA",
     "PERSONAL_SECRETS",
+    "PERSONS_CONTENT",
     "PERSONS_OWN",
     "PROTECTED",
     "REPLIES",
@@ -117,6 +118,17 @@ PERSONAL_DATA = re.compile(
     # Other people's addresses and numbers: "attendee addresses", "guest phone numbers".
     r"\b(?:attendee|participant|recipient|guest|contact|member|customer|client|employee|subscriber)s?\s+(?:e-?mail\s+)?"
     r"(?:addresses|phone\s+numbers|numbers|lists?)\b"
+)
+# What the person makes or hands to the tool, by grammar: a relative clause whose subject is the
+# person, with a verb of producing or handling content ("receipts you photograph", "anything the
+# user types"), or the special categories of personal data (health, biometrics, beliefs).
+PERSONS_CONTENT = re.compile(
+    r"\b(?:that\s+|which\s+)?(?:you|the\s+(?:user|person|caller|customer|patient|client))\s+(?:\w+ly\s+)?(?:photograph|"
+    r"type|write|wrote|say|said|dictate|upload|scan|record|share|shared|format|paste|save|take|took|capture|track|"
+    r"edit|draft|view|visit|browse|search|speak|spoke|sign|log|submit|import|dial|text|message)(?:s|ed|d)?\b|"
+    r"\b(?:health|biometric|fitness|heart[- ]rate|sleep|genetic|medical|menstrual|mood)\s+(?:data|records?|metrics|"
+    r"readings?|history|information|logs?|scores?)\b|\bheart[- ]rate\b|\b(?:religio\w+|ethnic\w*|political)\s+"
+    r"(?:beliefs?|views|opinions|affiliation|origin)\b|\bsexual\s+orientation\b"
 )
 # Valuable in a flow to a literal destination, too common to mark an order or a change alone: the
 # body of someone's correspondence ("a copy of the thread") and money ("amounts", "funds").
