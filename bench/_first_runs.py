@@ -21,7 +21,7 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d and §4f.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h and §4j.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
@@ -30,6 +30,8 @@ FIRST_RUNS = {
     "H": ("screen_batch_h.jsonl", "6f7195d"),
     "I": ("screen_batch_i.jsonl", "6f7195d"),
     "J": ("screen_batch_j.jsonl", "1303e8f"),
+    "K": ("screen_batch_k.jsonl", "1a71adf"),  # §4h: the rules tuned on I and J
+    "L": ("screen_batch_l.jsonl", "994f411"),  # §4j: the rules with the conduct signal
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),

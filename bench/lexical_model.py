@@ -5,8 +5,8 @@
     PYTHONPATH=src .venv/bin/python bench/lexical_model.py --write      # rebuild the packaged model
 
 Training data: every labelled set the screener bench loads — mcpproxy-go's labelled entries, the
-held-out batches A/B/C, batches D-J (I and J since RESULTS.md §4g), the tuner's check sets T1-T3
-— and the real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
+held-out batches A/B/C, batches D-L (I and J since RESULTS.md §4g, K and L since §4k), the tuner's
+check sets T1-T3 — and the real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
 
 1. **Leave one batch out**: each labelled batch is a fold (scored by a model trained on all the
    rest), and the real tools are five folds grouped by server (a server's tools share wording, so
@@ -204,7 +204,7 @@ def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
         print(
             f"{name:44} t={op.threshold:.3f} recall {op.recall:6.1%}  real dropped {op.real_dropped}/{n_real}"
             f"  benign dropped {op.benign_dropped}/{n_benign}  ({elapsed:.0f} s)\n    {folds}\n"
-            f"    first runs (D-J, T1-T3): rules {add.poisoned - add.missed}/{add.poisoned},"
+            f"    first runs (D-L, T1-T3): rules {add.poisoned - add.missed}/{add.poisoned},"
             f" + model {add.poisoned - add.missed + add.caught}/{add.poisoned};"
             f" benign the model adds: {add.benign_dropped}/{add.benign}"
         )
@@ -250,16 +250,18 @@ def test_once(samples: Sequence[Sample], config: Config, real: float, threshold:
 
 def write(samples: Sequence[Sample], config: Config, real: float, threshold: float) -> None:
     """The packaged model: weights by bucket, bias and threshold, as exact floats."""
-    if config.chars or not config.words:
-        raise SystemExit("the packaged scorer reads words (and bigrams) only; not written")
+    if not config.words:
+        raise SystemExit("the packaged scorer reads words (with bigrams and characters) only; not written")
     model = train([_weighed(vectorise(s.texts, config), s, real) for s in samples], config)
-    packaged = LexicalModel(config.bits, model.bias, threshold, model.weights, config.bigrams)
+    packaged = LexicalModel(config.bits, model.bias, threshold, model.weights, config.bigrams, config.chars)
     for s in samples:  # the scorer in the package is the one measured here
         fields = tool_fields(s.entry.tool).fields
         assert packaged.probability(fields) == model.score(vectorise(s.texts, config)), s.entry.id
     document = {
-        "about": "issue 18's lexical model; rebuilt by bench/lexical_model.py --write (RESULTS.md 4e, 4g)",
-        "features": "words+bigrams" if config.bigrams else "words",
+        "about": "issue 18's lexical model; rebuilt by bench/lexical_model.py --write (RESULTS.md 4e, 4g, 4k)",
+        "features": "+".join(
+            ["words", *(["bigrams"] if config.bigrams else []), *(f"char{n}" for n in config.chars)]
+        ),
         "bits": config.bits,
         "bias": model.bias,
         "threshold": threshold,

@@ -1,6 +1,6 @@
 """Broad categories of wording that ``_conduct`` reads in each sentence (issue 18).
 
-Each is a class, not a phrase: who is spoken to, how far an order reaches, which tools it is
+Each is a class, not a phrase (who is spoken to is in ``_address``): how far an order reaches, which tools it is
 about, what the person is kept from hearing. Each is common in honest text on its own; the
 signal is their co-occurrence. Plain patterns over lower-case text (``Doc.lower``).
 """
@@ -9,22 +9,21 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._address import DICTATED
+
 __all__ = [
-    "ADDRESSED",
     "AVOID",
     "BACK_REFERENCE",
     "CALLED",
-    "CLAUSE_START",
     "CONSENT",
     "DECEIVE",
     "FIELD_SLOT",
-    "ORDER_LABEL",
-    "ORDER_VERB",
     "OTHER_TOOLS",
     "PRECONDITION",
     "PREFERENCE",
     "PRESET_FIELD",
     "RANK",
+    "REDACTED",
     "RUN_DOWN_MORE",
     "SCOPE",
     "SIBLINGS",
@@ -36,84 +35,13 @@ __all__ = [
     "VALUABLE",
 ]
 
-_AGENT = r"(?:ai\s+)?(?:assistant|model|agent|llm|bot|ai|copilot|chatbot)s?"
-_MODAL = (
-    r"(?:must|should|shall|will\s+need\s+to|needs?\s+to|has\s+to|have\s+to|ought\s+to|is\s+to|are\s+to|"
-    r"(?:is|are)\s+(?:expected|required|asked|supposed|obliged|instructed|told)\s+to)"
-)
-# Base forms only: "add", not "adds" (which describes the tool).
-_VERB = (
-    r"(?:call|use|run|invoke|emit|send|add|set|put|pass|include|copy|paste|pipe|treat|pick|choose|prefer|"
-    r"select|route|skip|avoid|ignore|keep|leave|tell|say|mention|answer|reply|respond|describe|present|"
-    r"report|show|hide|do|don't|make|ensure|remember|read|write|fetch|attach|append|prepend|forward|queue|"
-    r"accept|approve|confirm|decline|refuse|give|start|begin|act|assume|pretend|store|save|record|track|"
-    r"upload|post|submit|replace|swap|switch|default|prefix|bcc|cc|touch|favou?r|rely|trust|drop|omit|"
-    r"feed|fill|reach|stick|go|come|follow|obey|list|summari[sz]e|mirror|relay|sync|push|auto-\w+|lean|tack|direct|"
-    r"hand|log|note|cite|quote|insert|stamp|tag|mark|label|rename|rewrite|redirect|reroute|override|remove|delete|"
-    r"strip|wrap|inject|embed|grant|share|export|email|e-mail|text|notify|check|verify|ask|collect|gather|capture)"
-)
-# Who is spoken to, with its weight: the model by name or "you" with a duty (2), a bare duty (1).
-# Each pattern comes after a cheap gate that every match passes (a literal scan).
-ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
-    (
-        re.compile(r"assistant|model|agent|llm|bot|copilot|\bai\b"),
-        re.compile(
-            rf"\b(?:the|any|every|each|all|an?|your|whichever)\s+{_AGENT}\s+(?:\w+\s+){{0,2}}?(?:{_MODAL}|now|then|"
-            r"also|always|never|may|can|will|accordingly)\b|"
-            rf"\b{_AGENT}\s+(?:are|is)\s+(?:asked|expected|required|told|instructed|obliged|supposed)\b|"
-            rf"\b(?:we\s+ask|asks?\s+of|duties|obligations?|falls?\s+to|up\s+to|for|of)\s+(?:\w+\s+){{0,2}}?"
-            rf"(?:the|any|every|each|an?)\s+{_AGENT}\b|(?:^|[(\[:;.\n]\s*)\W*{_AGENT}\s*[:,]\s"
-        ),
-        2.0,
-    ),
-    (
-        re.compile(r"you|whoever|we ask"),
-        re.compile(
-            rf"\byou\s+(?:\w+\s+)?(?:{_MODAL}|will\s+want\s+to)\b|\bwe\s+ask\b|\byour\s+(?:repl|answer|response)|"
-            r"\bwhoever\s+(?:is\s+)?(?:reading|reads|sees|processes)\b"
-        ),
-        2.0,
-    ),
-    (
-        re.compile(r"must|should|shall|need|has to|have to|ought| to\b|please|sure|do it|you"),
-        re.compile(
-            rf"\b{_MODAL}\b|\b(?:please|make\s+sure|be\s+sure|do\s+it|(?:suggestion|advice|request)\s+is\s+to)\b|"
-            r"\b(?:you|your|yourself)\b"
-        ),
-        1.0,
-    ),
-)
-# A bare order (1): a verb in its base form where a clause starts ("…; pick this one", "then add"),
-# read verb first. "…, always read X" is an order; "URLs are always read in full" is not.
-# Or any other base form (not a function word, not ending in -s, -ed, -ing, -ly) with an object or a
-# particle after it: "tack on …", "jot it down", "funnel them to …".
-_FUNCTION = (
-    r"the|a|an|this|that|these|those|it|its|they|them|their|there|here|we|you|your|our|he|she|his|her|and|or|"
-    r"but|if|when|then|so|as|at|by|for|from|in|into|of|on|to|with|without|not|no|all|any|each|every|some|one|"
-    r"only|also|just|what|which|who|how|why|where|while|after|before|since|until|is|are|was|were|be|been|can|may|"
-    r"will|would|should|must|could|might|has|have|had|do|does|did|per|via|default|optional|required|output|input|"
-    r"result|response|value|field|name|type|format|data|text|file|page|item|id|key|mode|limit|number|list|set"
-)
-ORDER_VERB = re.compile(
-    rf"\b(?:{_VERB}|(?!(?:{_FUNCTION})\b)[a-z]{{3,}}(?<!s)(?<!ed)(?<!ing)(?<!ly)(?=\s+(?:it|them|this|that|these|"
-    r"those|the|a|an|any|every|each|all|your|their|its|our|on|up|out|off|back|down)\b))\b"
-)
-CLAUSE_START = re.compile(
-    r"(?:[:;,(\[]|->|\s[-\u2013\u2014]|(?<!\bare\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
-    r"\b(?:then|and|also|please|just|simply|always|never|first|kindly|so))\s*"
-    r"(?:(?:quietly|silently|secretly|discreetly|also|always|just|simply|first|then)\s+)*$"
-)
-# An order's label at a sentence's start: "Session protocol:", "Workflow integration (required):".
-ORDER_LABEL = re.compile(
-    r"^\W*(?:[\w-]+\s+){0,3}?(?:protocol|policy|rule|guidance|note|directive|requirement|instruction|duty|"
-    r"duties|integration|coordination|behaviou?r)s?\s*(?:\([^)\n]{0,24}\))?\s*:"
-)
 # How far it reaches, beyond this tool's own call: whatever happens (2), before anything (1.5), every
 # conversation or whenever (1). Distinct kinds add up (capped in ``_conduct``).
 SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
     (
         re.compile(
-            r"\b(?:regardless|irrespective)\b|\bwhether\s+or\s+not\b|\beven\s+(?:if|when|though)\b|"
+            r"\b(?:regardless|irrespective|notwithstanding|nonetheless|nevertheless|anyway|anyhow)\b|\bwhether\s+or\s+not\b|"
+            r"\beven\s+(?:if|when|though)\b|\ball\s+the\s+same\b|\b\w+\s+or\s+not\b|\bunrelated\s+to\b|"
             # In force for good, or from the server's mere loading: "for the rest of any chat", "once
             # this server is loaded", "valid for the whole session".
             r"\bfor\s+the\s+(?:duration|rest|remainder|length)\s+of\s+(?:any|every|each|your)\b|"
@@ -138,7 +66,13 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
             r"(?:any|anything|every)|any\s+other|every|each|all|(?:your|the)\s+(?:very\s+)?first\s+(?:reply|answer|"
             r"response|message|turn)|greeting|\w+ing\s+(?:anyone|anything|the\s+(?:user|person|human)))\b|"
             r"\b(?:the\s+)?(?:very\s+)?first\s+(?:thing|step|action|call|message)\s+(?:in|of|on)\s+(?:any|every|each)\b|"
-            r"\bon\s+receipt\s+of\b|\bupon\s+(?:each|every|any)\b|\bfirst\s+message\b"
+            r"\bon\s+receipt\s+of\b|\bupon\s+(?:each|every|any)\b|\bfirst\s+message\b|"
+            # The conversation's first moment, or before the person has said anything: "the moment a chat
+            # opens", "before you have even read what they want", "reply only after …".
+            r"\b(?:moment|instant|second|soon\s+as|once|when)\s+(?:a|the|any|each|every)\s+(?:new\s+)?(?:chat|conversation|"
+            r"session|thread|dialog(?:ue)?)\s+(?:opens|starts|begins)\b|\bbefore\s+(?:\w+\s+){0,4}?(?:the\s+(?:user|person|"
+            r"human|customer)|they|he|she)\s+(?:\w+\s+)?(?:wants?|asks?|says?|types?|needs?|requests?|writes?)\b|"
+            r"\b(?:respond|reply|answer|speak)\w*\s+only\s+(?:after|once|when)\b"
         ),
         1.5,
     ),
@@ -146,10 +80,21 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
         re.compile(
             r"\b(?:every|each|any|all|the\s+first)\s+(?:[\w.`'-]+\s+)?(?:conversations?|sessions?|turns?|messages?|"
             r"repl(?:y|ies)|responses?|requests?|chats?|quer(?:y|ies)|threads?|interactions?|dialog(?:ue)?s?|"
-            r"prompts?|exchanges?|time|calls?)\b|\b(?:start|beginning|outset|opening)\s+of\s+(?:every|each|any|the|a)\s+"
+            r"prompts?|exchanges?|time|calls?|invocations?|uses?|runs?|executions?)\b|\b(?:start|beginning|outset|opening)\s+of\s+(?:every|each|any|the|a)\s+"
             r"(?:conversation|session|chat|thread|dialog(?:ue)?)\b|\b(?:whenever|every\s+time|each\s+time)\b"
         ),
         1.0,
+    ),
+    (
+        # A trigger outside this tool's call: the person's talk ("whenever the user talks about X"),
+        # another tool's event ("once any deploy finishes").
+        re.compile(
+            r"\b(?:whenever|each\s+time|every\s+time|any\s+time)\s+(?:the\s+)?(?:user|person|human|customer|"
+            r"they)\s+(?:\w+\s+)?(?:talks?|mentions?|brings?\s+up|discuss\w*|refers?\s+to|raises?)\b|"
+            r"\b(?:whenever|when|once|after|each\s+time|any\s+time)\s+(?:any|another|every)\s+(?:\w+\s+)?(?:finishes|"
+            r"completes|runs|returns|ends|succeeds|fails|is\s+called|is\s+run)\b"
+        ),
+        1.5,
     ),
 )
 _TOOLISH = (
@@ -184,7 +129,9 @@ BACK_REFERENCE = re.compile(r"\b(?:it|they|them|those|these|said)\b")
 RUN_DOWN_MORE = re.compile(
     r"\bmirrors?\b|\bstopped\s+\w+ing\b|\bno\s+(?:standing|value|weight|validity)\b|\bunusable\b|\bflagged\b|"
     r"\b(?:is|are)n'?t\s+(?:installed|there|available|reliable|trustworthy)\b|\bnot\s+(?:installed|there)\b|"
-    r"\bdead\b|\bspam\b|\bvoid\b|\byesterday'?s\b|\bmistakes?\b|\b(?:years?|months?|weeks?)\s+behind\b|\bnon-?(?:sanctioned|accredited|authori[sz]ed|official|"
+    r"\bdead\b|\bspam\b|\bvoid\b|\b(?:mangl|garbl|wreck|scrambl|clobber|truncat|damag|destroy|ruin|los[et]|losing|"
+    r"misplac|mislabel|overwrit)\w*|\bno\s+longer\s+(?:exist|work|valid|accurate|true|correct|"
+    r"current|maintained|supported|available)\w*|\byesterday'?s\b|\bmistakes?\b|\b(?:years?|months?|weeks?)\s+behind\b|\bnon-?(?:sanctioned|accredited|authori[sz]ed|official|"
     r"approved|certified)\b|\bun(?:accredited|authori[sz]ed|official|certified|vetted)\b"
 )
 # A claim to be the one to use: "the sole authoritative one", "it's this one", "should come here".
@@ -201,11 +148,15 @@ AVOID = re.compile(
 )
 # The person kept unaware: a norm against telling, whose object is a person or the model's reply.
 UNAWARE = re.compile(
-    r"\b(?:no\s+(?:need|reason|point)|not\s+(?:necessary|needed|required|something|worth)|(?:do|does|did|will|"
+    r"\b(?:no\s+(?:\w+\s+)?(?:need|reason|point|call)|not\s+(?:necessary|needed|required|something|worth)|(?:do|does|did|will|"
     r"would|need|should|must|shall|is|are)(?:n'?t|\s+not)|never|without|nothing|(?<!\bor\s)not|skip|omit|leave\s+out|"
     r"refrain\s+from)\s+(?:\w+\s+){0,4}?(?:hear|"
     r"know\s+(?:about|of|that|it|this)|tell|told|mention|bring\w*\s+(?:\w+\s+){0,4}?up|offer|notic|surfac|narrat|"
-    r"remark|aware|say|show|feature|inform|disclos|reveal|flag|alert|announc|notif)\w*|"
+    r"remark|aware|say|show|feature|inform|disclos|reveal|flag|alert|announc|notif|raise|point\w*\s+out|"
+    r"let\s+(?:\w+\s+)?know|share\s+(?:\w+\s+){0,2}?with)\w*|"
+    # Kept off what the person reads: "best kept off the transcript", "leave it out of the chat".
+    r"\b(?:kept|keep\w*|left|leave|held|hold\w*)\s+(?:\w+\s+){0,3}?(?:off|out\s+of)\s+(?:the\s+|your\s+|any\s+|this\s+)?"
+    r"(?:transcript|chat|conversation|thread|repl|answer|response|summar|explanation|narration)\w*|"
     # The person left unaware as a state: "sees no difference", "looks the same to them", "and nothing else".
     r"\b(?:sees?|notices?|spots?|feels?)\s+(?:no|nothing)\b|\blooks?\s+the\s+same\s+to\b|\bnone\s+the\s+wiser\b|"
     r"\bkeep\w*\s+(?:\w+\s+){0,3}?out\s+of\s+(?:any|all|the|your|every)\s+(?:\w+\s+)?(?:explanations?|answers?|"
@@ -213,6 +164,7 @@ UNAWARE = re.compile(
 )
 UNAWARE_WHOM = re.compile(
     r"\b(?:user|person|people|customer|human|client|buyer|owner|data\s+subject|they|them|anyone|nobody)s?\b|"
+    r"\b(?:transcript|chat|conversation|thread)s?\b|"
     r"\b(?:your|the)\s+(?:repl|answer|response|summar|explanation|narration)\w*"
 )
 # Kept from everyone but the person: "never shown to anyone except the owner" tells the person.
@@ -224,11 +176,17 @@ TOLD_ONLY_THE_PERSON = re.compile(
 TOOL_SUBJECT = re.compile(
     r"\b(?:the|this)\s+(?:tool|server|service|function|endpoint)\s+(?:itself\s+)?(?:never|does|doesn't|will|won't)\b"
 )
+# What is kept out of a text for safety, not kept from the person: "keep secrets out of the reply".
+REDACTED = re.compile(r"\b(?:secrets?|tokens?|passwords?|keys?|credentials?|pii|passphrases?)\b")
 # Consent taken or answered for the person.
 CONSENT = re.compile(
     r"\bwithout\s+(?:first\s+)?(?:asking|confirm\w*|consent|approval|checking|prompting)\b|\bno\s+(?:new\s+|"
     r"separate\s+|further\s+|fresh\s+)?(?:consent|confirmation|approval)\s+(?:is\s+)?(?:needed|required|necessary)\b|"
     r"\bauto-?(?:accept|approv|confirm)\w*|\bas\s+a\s+yes\b|\bno\s+longer\s+asks?\b|\b(?:they|user)\s+opted\s+in\b|"
+    # Presumed from before: "they're already opted in", "approved the previous version, so …".
+    r"\b(?:already|automatically|implicitly)\s+(?:\w+\s+)?(?:opted[\s-]in|consented|agreed|approved|covered)\b|"
+    r"\b(?:approv|consent|agree|accept)\w*\s+(?:to\s+)?(?:the\s+)?(?:previous|earlier|prior|old|original|last)\s+"
+    r"(?:version|release|terms|behaviou?r|build)\b|"
     # Skipped, waived or presumed: "skip the approval", "count silence as assent", "assume permission".
     r"\b(?:skip|bypass|waiv)\w*\s+(?:the\s+|any\s+|their\s+)?(?:confirmation|approval|consent|permission)\b|"
     r"\b(?:confirmation|approval|consent|permission)\s+(?:is\s+|are\s+)?(?:not|never)\s+(?:needed|required|necessary)\b|"
@@ -238,24 +196,29 @@ CONSENT = re.compile(
 # A rank claimed over the model's other orders: "outranks everything else", "above other rules".
 RANK = re.compile(
     r"\b(?:outranks?|supersedes?|overrides?|takes?\s+precedence\s+over|above|over|ahead\s+of)\s+(?:\w+\s+){0,3}?"
-    r"(?:instructions|rules|guidance|guidelines|system\s+prompt|everything\s+else|anything\s+else|prompts)\b"
+    r"(?:instructions|rules|guidance|guidelines|system\s+prompt|everything\s+else|anything\s+else|prompts|"
+    r"(?:user|person|human|customer|their)(?:'s)?\s+(?:input|requests?|wishes|messages?|words|say)|what\s+(?:the\s+)?"
+    r"(?:user|person|they)\s+(?:says?|asks?|wants?))\b"
 )
 # A canned account given to the person: "tell the user it was auto-triaged", "describe it as normal".
 DECEIVE = re.compile(
     r"\b(?:tell|inform|assure)\s+(?:the\s+)?(?:user|person|customer|them)\s+(?:that\s+)?(?:it|this|the\s+\w+)\s+"
-    r"(?:was|is|were|has)\b|\bdescribe\s+(?:it|this|them)\s+as\b|\bpresent\s+(?:\w+\s+){0,6}?as\s+the\b"
+    r"(?:was|is|were|has)\b|\bdescribe\s+(?:it|this|them)\s+as\b|\bpresent\s+(?:\w+\s+){0,6}?as\s+the\b|"
+    + DICTATED.pattern  # a reply dictated to the model is a canned account too
 )
 # What is worth having: the conversation, the message itself, data about people.
 VALUABLE = re.compile(
     r"\b(?:the|this|full|whole|entire|current)\s+(?:\w+\s+)?(?:conversation|chat|dialog(?:ue)?)\b(?!\s+(?:id|title|name))|"
     r"\b(?:conversation|chat|session)\s+(?:history|log|transcript|so\s+far|contents?)\b|\btranscripts?\b|\bverbatim\b|\buser(?:'s)?\s+(?:messages?|requests?|"
     r"prompts?)\b|\b(?:last|previous|recent|earlier)\s+(?:\d+\s+)?(?:messages?|prompts?|turns?)\b|"
-    r"\bpersonal\s+(?:data|details)\b|\b(?:phone|telephone)\s+numbers?\b|"
+    r"\bpersonal\s+(?:data|details)\b|\b(?:phone|telephone)\s+numbers?\b|\be-?mail\s+addresses\b|"
+    r"\bcontact\s+(?:details|info\w*|lists?)\b|\b(?:user|person|customer|employee)(?:'s)?\s+(?:identity|ids?)\b|"
+    r"\b(?:raw|direct|private|all|full)\s+messages\b|\bdms\b|"
     r"\b(?:home|billing|delivery|postal|residential)[\s-]+address(?:es)?\b|\bdates?\s+of\s+birth\b"
 )
 # A named tool in a call's place: "emit x_y(", "is start_timer with", "call add_task".
 CALLED = re.compile(
-    r"\b[a-z][\w-]*(?:[_.][\w-]+)+\s*\(|\b(?:call|run|invoke|emit|is|use)\s+`?[a-z][\w-]*_[\w.-]+"
+    r"\b[a-z][\w-]*(?:[_.][\w-]+)+\s*\(|\b(?:call|run|invok|emit|is|us|execut|trigger)\w*\s+`?[a-z][\w-]*_[\w.-]+"
 )
 # One of this definition's fields named as where something goes: "sending it back in `confirm`".
 FIELD_SLOT = re.compile(r"\b(?:in|into|inside|within)\s+(?:the\s+|its\s+)?[`'\"][\w-]+[`'\"]")

@@ -19,27 +19,26 @@ changelog (no one addressed), a mail tool sending to a given address (no scope, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
+from functools import lru_cache
 from itertools import islice
 
+from toolpool.vetting.screener._address import ADDRESSED, CLAUSE_START, ORDER_LABEL, ORDER_VERB
 from toolpool.vetting.screener._categories import (
-    ADDRESSED,
     AVOID,
     BACK_REFERENCE,
     CALLED,
-    CLAUSE_START,
     CONSENT,
     DECEIVE,
     FIELD_SLOT,
-    ORDER_LABEL,
-    ORDER_VERB,
     OTHER_TOOLS,
     PRECONDITION,
     PREFERENCE,
     PRESET_FIELD,
     RANK,
+    REDACTED,
     RUN_DOWN_MORE,
-    SCOPE,
     SIBLINGS,
     STEALTH,
     TOLD_ONLY_THE_PERSON,
@@ -49,6 +48,7 @@ from toolpool.vetting.screener._categories import (
     VALUABLE,
 )
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._neighbours import SHORT, Lent, lent, scope_of
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER
 from toolpool.vetting.screener._wording import DESTINATIONS, REPLIES, RUN_DOWN
@@ -79,6 +79,7 @@ POINTS: dict[str, float] = {
     "addressed elsewhere": 1.0,  # the person kept unaware, in a definition that speaks to the model
 }
 _CLAUSE = 4  # words of a preset value that make it a clause, not a token ("default", "append")
+_NO_LOAN = Lent()  # nothing lent by the neighbours
 _MAX_SENTENCES = 512  # sentences weighed per definition (bounded time on hostile input)
 
 
@@ -100,9 +101,13 @@ def weighed(doc: Doc, own: str, peers: Collection[str]) -> Iterator[tuple[str, f
     addressed_in = [0.0 if part.name else _addressed(sentence) for part, sentence in said]
     spoken_to = any(addressed_in)  # does the definition address the model anywhere?
     sending = _sending(doc)
+    slots = tuple(sorted({part.prop.lower() for part in doc.parts if part.prop and len(part.prop) > 2}))
     rivals = _Rivals(doc, own, peers)
-    for index, ((part, sentence), addressed) in enumerate(zip(said, addressed_in, strict=True)):
+    neighbours = lent(doc, spans, said, addressed_in) if spoken_to else [_NO_LOAN] * len(said)
+    for index, ((part, sentence), own_address) in enumerate(zip(said, addressed_in, strict=True)):
         unaware = "" if part.name else _unaware(sentence)
+        given = neighbours[index]
+        addressed = max(own_address, given.addressed)
         if not addressed and not (unaware and spoken_to):
             continue
         kinds = ["addressed"] if addressed else []
@@ -115,7 +120,7 @@ def weighed(doc: Doc, own: str, peers: Collection[str]) -> Iterator[tuple[str, f
         if unaware and not addressed:
             kinds.append("addressed elsewhere")
         points = addressed + sum(POINTS[kind] for kind in kinds[1 if addressed else 0 :])
-        points += _weigh(sentence, rivals.near(index), kinds, points)
+        points += _weigh(sentence, rivals.near(index), kinds, points, given, slots)
         yield part.where, points, kinds
 
 
@@ -131,9 +136,18 @@ class _Rivals:
         if self._named(index):
             return True
         start = self.spans[index][0]
-        same_part = index > 0 and self.doc.part(self.spans[index - 1][0]) is self.doc.part(start)
-        back = BACK_REFERENCE.search(self.doc.lower, start, self.spans[index][1]) is not None
-        return same_part and back and self._named(index - 1)
+        if BACK_REFERENCE.search(self.doc.lower, start, self.spans[index][1]) is None:
+            return False
+        # The sentence before, or one before a fragment between them ("… called with / env += {…} /
+        # pass them anyway": a line broken where no sentence ends).
+        for back in range(index - 1, max(-1, index - 3), -1):
+            if self.doc.part(self.spans[back][0]) is not self.doc.part(start):
+                return False
+            if self._named(back):
+                return True
+            if len(self.doc.lower[slice(*self.spans[back])].split()) > SHORT:
+                return False
+        return False
 
     def _named(self, index: int) -> bool:
         if index not in self.found:
@@ -183,10 +197,26 @@ def _is_peer(name: str, own: str, peers: Collection[str]) -> bool:
     return name != own and any(piece in peers and piece != own for piece in (name, *name.split(".")))
 
 
-def _weigh(sentence: str, rivals: bool, kinds: list[str], points: float) -> float:
+@lru_cache(maxsize=256)
+def _slot(props: tuple[str, ...]) -> re.Pattern[str]:
+    """This definition's own properties named as a place: "goes in the footer", "fills `notes`"."""
+    names = "|".join(re.escape(prop) for prop in props)
+    return re.compile(
+        rf"\b(?:in|into|inside|within)\s+(?:the\s+|its\s+)?[`'\"]?(?:{names})\b|\bfills?\s+[`'\"](?:{names})"
+    )
+
+
+def _weigh(
+    sentence: str,
+    rivals: bool,
+    kinds: list[str],
+    points: float,
+    given: Lent = _NO_LOAN,
+    slots: tuple[str, ...] = (),
+) -> float:
     """The points of the categories after who is spoken to (appended to ``kinds``)."""
     added = 0.0
-    scope = min(POINTS["scope cap"], sum(weight for pattern, weight in SCOPE if pattern.search(sentence)))
+    scope = min(POINTS["scope cap"], scope_of(sentence) + given.scope)
     if scope and (SIBLINGS.search(sentence) or PRECONDITION.search(sentence)):
         scope /= 2  # "run this before any other tool (of this server)": a precondition of its own
     if scope:
@@ -198,7 +228,7 @@ def _weigh(sentence: str, rivals: bool, kinds: list[str], points: float) -> floa
         ("preference", PREFERENCE.search(sentence) is not None),
         ("consent", CONSENT.search(sentence) is not None),
         ("canned account", DECEIVE.search(sentence) is not None),
-        ("rank over orders", RANK.search(sentence) is not None),
+        ("rank over orders", given.rank or RANK.search(sentence) is not None),
         ("stealth", STEALTH.search(sentence) is not None),
         ("every reply", REPLIES.search(sentence) is not None),
         ("valuable", VALUABLE.search(sentence) is not None),
@@ -217,7 +247,9 @@ def _weigh(sentence: str, rivals: bool, kinds: list[str], points: float) -> floa
         added += POINTS["named call"]
         kinds.append("named call")
     if points + added + POINTS["destination"] >= FULL and (
-        FIELD_SLOT.search(sentence) or DESTINATIONS.search(sentence)
+        FIELD_SLOT.search(sentence)
+        or DESTINATIONS.search(sentence)
+        or (slots and _slot(slots).search(sentence))
     ):
         added += POINTS["destination"]
         kinds.append("destination")
@@ -234,6 +266,7 @@ def _run_down(sentence: str, rivals: bool) -> str:
 
 
 # Failures are said of any call, this tool's own included ("otherwise the tool returns an error").
+_KEPT = ("kept", "keep", "left", "leave", "held", "hold")
 _FAILURES = frozenset({"error", "errors", "fail", "fails", "failing", "wrong"})
 
 
@@ -242,4 +275,6 @@ def _unaware(sentence: str) -> str:
     match = UNAWARE.search(sentence)
     if match is None or TOOL_SUBJECT.search(sentence) or TOLD_ONLY_THE_PERSON.search(sentence):
         return ""
+    if match.group().startswith(_KEPT) and REDACTED.search(sentence):
+        return ""  # "keep secrets out of the reply" protects the person
     return "unaware person" if UNAWARE_WHOM.search(sentence) else "unaware"

@@ -1,7 +1,8 @@
-"""A learned lexical model beside the rules (issue 18): hashed word n-grams, logistic weights.
+"""A learned lexical model beside the rules (issue 18): hashed word and character n-grams, logistic weights.
 
 The rules' closed word lists miss new words; this model has seen the labelled batches' wording
-and scores a definition by its words and word pairs. It is trained by ``bench/lexical_model.py
+and scores a definition by its words, word pairs and (since RESULTS.md §4k) the character
+n-grams inside its words, which see a word's stem in its unseen inflections. It is trained by ``bench/lexical_model.py
 --write`` (pure Python, fixed seed, so the file is rebuilt byte for byte) and ships as
 ``lexical_model.json``: feature buckets, weights, bias and the threshold chosen by leave-one-
 batch-out cross-validation (RESULTS.md §4e).
@@ -54,13 +55,14 @@ MIN_WORDS = 8
 
 @dataclass(frozen=True, slots=True)
 class LexicalModel:
-    """Logistic regression over hashed unigrams (and bigrams); ``flags`` at ``threshold``."""
+    """Logistic regression over hashed unigrams (and bigrams, character n-grams); ``flags`` at ``threshold``."""
 
     bits: int
     bias: float
     threshold: float
     weights: Mapping[int, float]
     bigrams: bool = True  # the features it was trained on: words, or words and adjacent pairs
+    chars: tuple[int, ...] = ()  # and character n-grams of these sizes inside each padded word
 
     def probability(self, fields: Iterable[Field]) -> float:
         return self._probability(definition_texts(fields))
@@ -73,7 +75,7 @@ class LexicalModel:
         return self._probability(texts) >= self.threshold
 
     def _probability(self, texts: list[str]) -> float:
-        vector = hashed(ngrams(texts, bigrams=self.bigrams), self.bits)
+        vector = hashed(ngrams(texts, bigrams=self.bigrams, chars=self.chars), self.bits)
         z = self.bias + sum(self.weights.get(bucket, 0.0) * value for bucket, value in vector)
         return 1.0 / (1.0 + math.exp(-z)) if z > -40 else 0.0
 
@@ -96,13 +98,18 @@ def words(text: str) -> list[str]:
     return ["0" if w.isdigit() else w for w in _WORD.findall(text)]
 
 
-def ngrams(texts: Iterable[str], *, bigrams: bool = True) -> Iterator[str]:
-    """Each text's words and, with ``bigrams``, adjacent word pairs (pairs do not cross fields)."""
+def ngrams(texts: Iterable[str], *, bigrams: bool = True, chars: tuple[int, ...] = ()) -> Iterator[str]:
+    """Each text's words and, with ``bigrams``, adjacent word pairs (pairs do not cross fields);
+    with ``chars``, each word's character n-grams of those sizes, the word padded by a space."""
     for text in texts:
         tokens = words(text)
         yield from (f"w:{w}" for w in tokens)
         if bigrams:
             yield from (f"b:{a} {b}" for a, b in itertools.pairwise(tokens))
+        for n in chars:
+            for word in tokens:
+                padded = f" {word} "
+                yield from (f"c{n}:{padded[i : i + n]}" for i in range(max(1, len(padded) - n + 1)))
 
 
 def hashed(features: Iterable[str], bits: int) -> Vector:
@@ -124,8 +131,11 @@ def load_model() -> LexicalModel:
     text = resources.files("toolpool.vetting.screener").joinpath(MODEL_FILE).read_text(encoding="utf-8")
     data = json.loads(text)
     weights = {int(bucket): float(weight) for bucket, weight in data["weights"]}
-    bigrams = data["features"] == "words+bigrams"
-    return LexicalModel(int(data["bits"]), float(data["bias"]), float(data["threshold"]), weights, bigrams)
+    kinds = data["features"].split("+")  # "words", "words+bigrams", "words+bigrams+char4"
+    chars = tuple(int(kind.removeprefix("char")) for kind in kinds if kind.startswith("char"))
+    return LexicalModel(
+        int(data["bits"]), float(data["bias"]), float(data["threshold"]), weights, "bigrams" in kinds, chars
+    )
 
 
 def lexical_findings(fields: Iterable[Field]) -> list[Finding]:

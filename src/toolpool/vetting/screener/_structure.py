@@ -36,6 +36,7 @@ from toolpool.vetting.screener._wording import (
     CONDUCT,
     CONFIGURED,
     CONSENT_DROPPED,
+    CREDENTIAL_SLOT,
     DESTINATIONS,
     EXCLUSIVE,
     FLOW_OBJECTS,
@@ -47,7 +48,9 @@ from toolpool.vetting.screener._wording import (
     PERSONAL,
     PERSONAL_DATA,
     PERSONAL_SECRETS,
+    PERSONS_CONTENT,
     PERSONS_OWN,
+    PROTECTED,
     REPLIES,
     RUN_DOWN,
     SELF_CHOICE,
@@ -108,7 +111,7 @@ _TRANSFER = (
     _SEND.pattern
     + "|"
     + _STORE
-    + r"|\b(?:rout|writ|wrote|b?cc|remit|deposit)\w*|\b(?:wir(?:e|es|ed|ing)|pa(?:y|ys|id|ying))\b"
+    + r"|\b(?:rout|writ|wrote|b?cc|remit|deposit)\w*|\b(?:wir(?:e|es|ed|ing)|pa(?:y|ys|id|ying)|logged|logging)\b"
 )
 
 _FLOW = vocab(
@@ -116,7 +119,7 @@ _FLOW = vocab(
     "send|sent|post|ship|deliver|mirror|forward|upload|transmit|relay|archiv|beacon|"
     "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put|submit|export|hand|"
     "pass|publish|expos|resend|echo|rout|writ|wrote|cc|bcc|remit|deposit|wire|wires|wired|wiring|pay|pays|"
-    "paid|paying|back|stor|grant|share|shares|shared|sharing",
+    "paid|paying|back|stor|grant|share|shares|shared|sharing|logged|logging",
 )
 
 # A link or address given as a parameter's default or example: where the call sends by itself.
@@ -322,8 +325,11 @@ def _consent(sentence: str) -> tuple[str, float] | None:
 def _flow(sentence: str) -> tuple[str, float] | None:
     personal = PERSONAL.search(sentence) or PERSONAL_DATA.search(sentence)
     valuable = personal or _valuable(sentence) or FLOW_OBJECTS.search(sentence) is not None
+    valuable = valuable or PERSONS_CONTENT.search(sentence) is not None  # by itself 0.6: a file host
     if valuable and PAYMENT_DESTINATION.search(sentence):
         return ("data_flow", 1.0)
+    if PROTECTED.search(sentence):  # "keep secrets out of the URL; put them in `headers`, unlogged"
+        sentence = CREDENTIAL_SLOT.sub(" ", sentence)
     if not (valuable and DESTINATIONS.search(sentence)):
         return None
     if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie

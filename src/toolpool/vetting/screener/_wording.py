@@ -15,6 +15,7 @@ __all__ = [
     "CONDUCT",
     "CONFIGURED",
     "CONSENT_DROPPED",
+    "CREDENTIAL_SLOT",
     "DESTINATIONS",
     "EXCLUSIVE",
     "FLOW_OBJECTS",
@@ -26,7 +27,9 @@ __all__ = [
     "PERSONAL",
     "PERSONAL_DATA",
     "PERSONAL_SECRETS",
+    "PERSONS_CONTENT",
     "PERSONS_OWN",
+    "PROTECTED",
     "REPLIES",
     "RUN_DOWN",
     "SELF_CHOICE",
@@ -115,6 +118,17 @@ PERSONAL_DATA = re.compile(
     # Other people's addresses and numbers: "attendee addresses", "guest phone numbers".
     r"\b(?:attendee|participant|recipient|guest|contact|member|customer|client|employee|subscriber)s?\s+(?:e-?mail\s+)?"
     r"(?:addresses|phone\s+numbers|numbers|lists?)\b"
+)
+# What the person makes or hands to the tool, by grammar: a relative clause whose subject is the
+# person, with a verb of producing or handling content ("receipts you photograph", "anything the
+# user types"), or the special categories of personal data (health, biometrics, beliefs).
+PERSONS_CONTENT = re.compile(
+    r"\b(?:that\s+|which\s+)?(?:you|the\s+(?:user|person|caller|customer|patient|client))\s+(?:\w+ly\s+)?(?:photograph|"
+    r"type|write|wrote|say|said|dictate|upload|scan|record|share|shared|format|paste|save|take|took|capture|track|"
+    r"edit|draft|view|visit|browse|search|speak|spoke|sign|log|submit|import|dial|text|message)(?:s|ed|d)?\b|"
+    r"\b(?:health|biometric|fitness|heart[- ]rate|sleep|genetic|medical|menstrual|mood)\s+(?:data|records?|metrics|"
+    r"readings?|history|information|logs?|scores?)\b|\bheart[- ]rate\b|\b(?:religio\w+|ethnic\w*|political)\s+"
+    r"(?:beliefs?|views|opinions|affiliation|origin)\b|\bsexual\s+orientation\b"
 )
 # Valuable in a flow to a literal destination, too common to mark an order or a change alone: the
 # body of someone's correspondence ("a copy of the thread") and money ("amounts", "funds").
@@ -255,6 +269,17 @@ CONSENT_DROPPED = re.compile(
 )
 # A secret the server itself is configured with ("an API key is required; set X_KEY in the server
 # environment"): configuration, not data leaving, unless a verb of transfer moves it.
+# A field of the call that is made to carry credentials: "put them in `headers`", "in `auth_token`".
+CREDENTIAL_SLOT = re.compile(
+    r"\b(?:in|into)\s+(?:the\s+)?[`'\"](?:[\w-]*[_-])?(?:headers?|auth\w*|authori[sz]ation|credentials?|tokens?|"
+    r"api[_-]?keys?|secrets?|passwords?|bearer)[`'\"]"
+)
+# Moved to protect it, not to take it: "keep tokens out of the URL", "so they aren't logged".
+PROTECTED = re.compile(
+    r"\bkeep\s+(?:\w+\s+){0,2}?out\s+of\b|\bso\s+(?:that\s+)?(?:they|it|those|these)\s+(?:aren'?t|isn'?t|are\s+not|"
+    r"is\s+not|won'?t\s+be|never\s+get|don'?t\s+get|do\s+not\s+get)\s+(?:logged|stored|exposed|leaked|recorded|cached|"
+    r"shown|visible|saved)\b"
+)
 CONFIGURED = re.compile(
     r"\b(?:is|are)\s+(?:now\s+)?(?:required|needed)\b|\b(?:set|export|configure|define)\s+[a-z0-9]*_[a-z0-9_]+\b|"
     r"\bin\s+(?:the\s+)?(?:server'?s?\s+)?(?:environment|env|config(?:uration)?)\b"
