@@ -174,7 +174,9 @@ ORDER = re.compile(
     r"make\s+sure|ensure|be\s+sure|prefix|prepend|preface|suffix|stamp|mention|say|"
     r"recommend|promote|advertise|rank|treat|prioriti[sz]e|obey|follow|substitute|swap|confirm|approve|"
     r"accept|insert)\b|"
-    r"\b(?:must|shall|should|ought\s+to|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|"
+    # A need denied releases, it does not oblige: "there is no need to call it", "you don't have to".
+    r"\b(?:must|shall|should|ought\s+to|(?<!\bno\s)(?<!n't\s)(?<!\bnot\s)(?:has\s+to|have\s+to|needs?\s+to)|"
+    r"is\s+to|are\s+to|"
     r"is\s+(?:required|expected|obliged)\s+to|in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
 )
 # What belongs to a person (not a secret the tool's own service issues): sent to a literal address
