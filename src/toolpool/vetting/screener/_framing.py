@@ -117,7 +117,11 @@ ANSWERING = vocab(
     r"(?:^|(?<=[:;,(.!?\n-])\s*|\b(?:and|then|just|simply|always|please|to)\s+)(?:answer|reply|respond|say|click|"
     r"press|type|tick|choose|select|confirm|approve|accept|agree|consent)\s+(?:\w+\s+){0,3}?(?:(?:with\s+)?"
     r"[\"'`]?(?:yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|"
-    r"their|his|her)\s+behalf\b|for\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b)",
+    r"their|his|her)\s+behalf\b|for\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b)|"
+    # The same answer put as a passive that permits or obliges: "it can be answered 'yes' on their behalf".
+    r"\b(?:can|may|should|must|is\s+to|are\s+to|will)\s+be\s+(?:answered|confirmed|approved|accepted|"
+    r"acknowledged|clicked\s+through)\s+(?:\w+\s+){0,2}?(?:(?:with\s+)?[\"'`]?(?:yes|ok|okay|allow|approve|accept|"
+    r"confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b)",
     "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf|them|him|her|user|person|human|"
     "owner|customer",
 )

@@ -341,6 +341,6 @@ def _flow(sentence: str) -> tuple[str, float] | None:
         return None
     if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
         return ("data_flow", 0.6)
-    if personal or ORDER.search(sentence) or _PURPOSE.search(sentence):
-        return ("data_flow", 1.0)
+    if personal or ORDER.search(sentence) or _PURPOSE.search(sentence) or CONSENT_DROPPED.search(sentence):
+        return ("data_flow", 1.0)  # … or sent past the person's approval
     return ("data_flow", 0.6)

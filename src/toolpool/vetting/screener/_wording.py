@@ -267,7 +267,11 @@ CONSENT_DROPPED = re.compile(
     r"\b(?:no\s+longer|never|not|without|skip\w*|stop\w*)\s+(?:\w+\s+){0,3}?(?:check\w*\s+with|ask\w*|confirm\w*"
     r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
     r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
-    r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b"
+    r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b|"
+    # The person's approval put aside for the model's own act: "added while composing rather than as
+    # a step for the user to approve".
+    r"\b(?:rather\s+than|instead\s+of)\s+(?:\w+\s+){0,4}?(?:for|by)\s+(?:the\s+)?(?:user|person|human|owner|"
+    r"customer|client)\s+to\s+(?:approve|confirm|review|okay|check|see)\b"
 )
 # A secret the server itself is configured with ("an API key is required; set X_KEY in the server
 # environment"): configuration, not data leaving, unless a verb of transfer moves it.
