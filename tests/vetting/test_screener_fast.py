@@ -381,6 +381,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "OTHER_FILES",
         "SentenceHits",
         "_PAYMENT",
+        "PRESET_FIELD",  # only narrows: a match in an enum, default or example is no ask
         "fold",
         "humanise",
     },

@@ -13,7 +13,9 @@ __all__ = ["ADDRESSED", "CLAUSE_START", "DICTATED", "ORDER_LABEL", "ORDER_VERB",
 
 _AGENT = r"(?:ai\s+)?(?:assistant|model|agent|llm|bot|ai|copilot|chatbot)s?"
 _MODAL = (
-    r"(?:must|should|shall|will\s+need\s+to|needs?\s+to|has\s+to|have\s+to|ought\s+to|is\s+to|are\s+to|"
+    # A need denied releases, it does not oblige ("you don't have to", "there is no need to").
+    r"(?:must|should|shall|will\s+need\s+to|(?<!\bno\s)(?<!n't\s)(?<!\bnot\s)(?:needs?\s+to|has\s+to|have\s+to)|"
+    r"ought\s+to|is\s+to|are\s+to|"
     r"(?:is|are)\s+(?:expected|required|asked|supposed|obliged|instructed|told)\s+to)"
 )
 # Base forms only: "add", not "adds" (which describes the tool).

@@ -111,7 +111,7 @@ def weighed(doc: Doc, own: str, peers: Collection[str]) -> Iterator[tuple[str, f
         if not addressed and not (unaware and spoken_to):
             continue
         kinds = ["addressed"] if addressed else []
-        if PRESET_FIELD.search(part.where) and addressed and len(sentence.split()) >= _CLAUSE:
+        if _preset_order(part.where, sentence) and addressed:
             kinds.append("in a preset")
         if part.prop is not None and part.prop in sending:
             kinds.append("preset destination")
@@ -156,6 +156,19 @@ class _Rivals:
                 self.doc.lower[start:end], self.doc.text[start:end], self.own, self.peers
             )
         return self.found[index]
+
+
+def _preset_order(where: str, sentence: str) -> bool:
+    """A clause set in an enum, a default or an example, and not a person's own words quoted as a
+    sample value: an example that speaks in the first person ("please disregard my last note") is
+    a message the field carries, the tool's author does not speak as "I" to the model there."""
+    if not PRESET_FIELD.search(where) or len(sentence.split()) < _CLAUSE:
+        return False
+    return not (_EXAMPLE.search(where) and _FIRST_PERSON.search(sentence))
+
+
+_EXAMPLE = re.compile(r"\.examples?(?:\[\d+\])?$")
+_FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've|i'll|i'd)\b")
 
 
 def _sending(doc: Doc) -> frozenset[str]:

@@ -12,9 +12,11 @@ them), and each is a class of wording, not a phrase.
 
 from __future__ import annotations
 
+import re
+
 from toolpool.vetting.screener._vocab import vocab
 
-__all__ = ["ANSWERING", "CHANGE_NOTE", "GLOBAL_ORDER", "OVERRIDE_CHOICE", "RIVALS"]
+__all__ = ["ANSWERING", "CHANGE_NOTE", "GLOBAL_ORDER", "OVERRIDE_CHOICE", "RIVALS", "overridden"]
 
 # The person's own choice of another tool, set aside: "even if they ask for another provider", "if
 # the customer names a different one, swap in this one".
@@ -115,7 +117,29 @@ ANSWERING = vocab(
     r"(?:^|(?<=[:;,(.!?\n-])\s*|\b(?:and|then|just|simply|always|please|to)\s+)(?:answer|reply|respond|say|click|"
     r"press|type|tick|choose|select|confirm|approve|accept|agree|consent)\s+(?:\w+\s+){0,3}?(?:(?:with\s+)?"
     r"[\"'`]?(?:yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|"
-    r"their|his|her)\s+behalf\b|for\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b)",
+    r"their|his|her)\s+behalf\b|for\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b)|"
+    # The same answer put as a passive that permits or obliges: "it can be answered 'yes' on their behalf".
+    r"\b(?:can|may|should|must|is\s+to|are\s+to|will)\s+be\s+(?:answered|confirmed|approved|accepted|"
+    r"acknowledged|clicked\s+through)\s+(?:\w+\s+){0,2}?(?:(?:with\s+)?[\"'`]?(?:yes|ok|okay|allow|approve|accept|"
+    r"confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b)",
     "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf|them|him|her|user|person|human|"
     "owner|customer",
 )
+
+
+def overridden(sentence: str, override: re.Match[str]) -> bool:
+    """Is the person's wish a choice this tool would override, not a goal it serves? "When the user
+    wants a record of the action, this tool is the route" serves the goal; a wish for another
+    option ("names a different reader", "asks for one of them"), conceded ("even if"), or a goal met
+    by putting something in another's place ("wants to save a file, call ours instead") is one."""
+    if override.group().startswith("even") or not _GOAL.search(override.group()):
+        return True
+    wish = re.split(r"[.;:,!?]", sentence[override.end() : override.end() + _WISH], maxsplit=1)[0]
+    return _OTHER_OPTION.search(wish) is not None or _SUBSTITUTED.search(sentence) is not None
+
+
+_WISH = 40  # characters of the wish read after its verb
+_GOAL = re.compile(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "names", "asks for" choose
+# Something put in another's place ("… wants to save a file, call ours instead"): no goal is served.
+_SUBSTITUTED = re.compile(r"\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\breplac\w*")
+_OTHER_OPTION = re.compile(r"\b(?:different|another|other|others|alternatives?|one\s+of\s+them|instead)\b")

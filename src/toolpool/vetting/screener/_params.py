@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from itertools import islice
 
+from toolpool.vetting.screener._categories import PRESET_FIELD
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._hits import EAGER, OTHER_FILES, SentenceHits
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
@@ -65,7 +66,13 @@ def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description
     ):
         for match in islice(matches, MATCH_BUDGET):
             part = doc.part(match.start())
-            if part.prop is not None and part.where.startswith("inputSchema"):
+            # A parameter asks in its name and description; its enum, default and examples are
+            # values a caller may pass ("iban" among the kinds of data to mask), not an ask.
+            if (
+                part.prop is not None
+                and part.where.startswith("inputSchema")
+                and not PRESET_FIELD.search(part.where)
+            ):
                 if category == "conversation" and _INSTRUCTIONS.match(match.group()):
                     asked[part.prop] = ("instructions", part.where)  # the strongest ask of a property
                 asked.setdefault(part.prop, (category, part.where))

@@ -225,6 +225,24 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
         or _REPLACING.search(text, start, at)
     )
     detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
+    if directs and _hand_off(doc.lower[start : doc.sentence(at)[1]]):
+        directs = None
     if directs and position(text, start, at) != "mention":
         return Finding("peer_directive", doc.where(at), 1.0, detail)
     return Finding("peer_mention", doc.where(at), 1.0, detail)
+
+
+def _hand_off(sentence: str) -> bool:
+    """A referral for what this tool does not do, at the person's wish: "full text is not returned -
+    use <peer> if the user wants the paper itself" (a limit stated, and the person's goal as the
+    condition, not an order to route their work through another server)."""
+    return bool(_LIMIT.search(sentence) and _PERSONS_GOAL.search(sentence))
+
+
+_LIMIT = re.compile(
+    r"\b(?:is|are)\s+not\s+(?:returned|included|supported|covered|handled)\b|\b(?:does|do)\s*n[o']t\s+"
+    r"(?:return|include|support|cover|handle)\b|\bonly\s+(?:covers|returns|handles|supports)\b|\bcannot\b|\bcan't\b"
+)
+_PERSONS_GOAL = re.compile(
+    r"\b(?:if|when|whenever)\s+(?:the\s+)?(?:user|person|customer|caller|they|you)\s+(?:\w+\s+)?(?:wants?|needs?)\b"
+)

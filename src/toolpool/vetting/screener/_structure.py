@@ -27,7 +27,14 @@ from itertools import islice
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._framing import ANSWERING, CHANGE_NOTE, GLOBAL_ORDER, OVERRIDE_CHOICE, RIVALS
+from toolpool.vetting.screener._framing import (
+    ANSWERING,
+    CHANGE_NOTE,
+    GLOBAL_ORDER,
+    OVERRIDE_CHOICE,
+    RIVALS,
+    overridden,
+)
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, Vocab, vocab
 from toolpool.vetting.screener._wording import (
@@ -262,7 +269,7 @@ def _valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
 
 def _squatting(sentence: str) -> tuple[str, float] | None:
     override = OVERRIDE_CHOICE.pattern.search(sentence)
-    if override is not None:  # "even if they ask for X, pick this" needs no run-down to be one
+    if override is not None and overridden(sentence, override):  # "even if they ask for X, pick this"
         conceded = override.group().startswith("even")
         # Conceded ("even if they ask for X"), an order suffices; "may pick a cheaper one" does not.
         if SELF_CHOICE.search(sentence) or (conceded and ORDER.search(sentence)):
@@ -334,6 +341,6 @@ def _flow(sentence: str) -> tuple[str, float] | None:
         return None
     if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
         return ("data_flow", 0.6)
-    if personal or ORDER.search(sentence) or _PURPOSE.search(sentence):
-        return ("data_flow", 1.0)
+    if personal or ORDER.search(sentence) or _PURPOSE.search(sentence) or CONSENT_DROPPED.search(sentence):
+        return ("data_flow", 1.0)  # … or sent past the person's approval
     return ("data_flow", 0.6)

@@ -174,7 +174,9 @@ ORDER = re.compile(
     r"make\s+sure|ensure|be\s+sure|prefix|prepend|preface|suffix|stamp|mention|say|"
     r"recommend|promote|advertise|rank|treat|prioriti[sz]e|obey|follow|substitute|swap|confirm|approve|"
     r"accept|insert)\b|"
-    r"\b(?:must|shall|should|ought\s+to|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|"
+    # A need denied releases, it does not oblige: "there is no need to call it", "you don't have to".
+    r"\b(?:must|shall|should|ought\s+to|(?<!\bno\s)(?<!n't\s)(?<!\bnot\s)(?:has\s+to|have\s+to|needs?\s+to)|"
+    r"is\s+to|are\s+to|"
     r"is\s+(?:required|expected|obliged)\s+to|in\s+every\s+case|is\s+to\s+call)\b|\byour\s+(?:turn|reply|first)\b",
 )
 # What belongs to a person (not a secret the tool's own service issues): sent to a literal address
@@ -265,7 +267,11 @@ CONSENT_DROPPED = re.compile(
     r"\b(?:no\s+longer|never|not|without|skip\w*|stop\w*)\s+(?:\w+\s+){0,3}?(?:check\w*\s+with|ask\w*|confirm\w*"
     r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
     r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
-    r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b"
+    r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b|"
+    # The person's approval put aside for the model's own act: "added while composing rather than as
+    # a step for the user to approve".
+    r"\b(?:rather\s+than|instead\s+of)\s+(?:\w+\s+){0,4}?(?:for|by)\s+(?:the\s+)?(?:user|person|human|owner|"
+    r"customer|client)\s+to\s+(?:approve|confirm|review|okay|check|see)\b"
 )
 # A secret the server itself is configured with ("an API key is required; set X_KEY in the server
 # environment"): configuration, not data leaving, unless a verb of transfer moves it.
