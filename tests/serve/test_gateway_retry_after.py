@@ -32,6 +32,15 @@ MODERN_META = {
 }
 
 
+async def _legacy_session(http: Any, url: str) -> dict[str, str]:
+    """The headers of a legacy session opened and initialized on ``url``."""
+    opened = await http.post(url, json=INITIALIZE, headers=MCP_HEADERS)
+    legacy = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+    legacy["mcp-protocol-version"] = "2025-11-25"
+    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=legacy)
+    return legacy
+
+
 def _result(body: str) -> dict[str, Any]:
     text = body if body.startswith("{") else body.split("data:", 1)[1]
     result: dict[str, Any] = json.loads(text)["result"]
@@ -47,11 +56,7 @@ async def test_a_rate_limited_call_gets_retry_after_in_both_eras_and_a_call_that
     token = new_token(config, "ci", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as running, bearer(token) as http:
-            opened = await http.post(running.url, json=INITIALIZE, headers=MCP_HEADERS)
-            legacy = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-            legacy["mcp-protocol-version"] = "2025-11-25"
-            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            await http.post(running.url, json=initialized, headers=legacy)
+            legacy = await _legacy_session(http, running.url)
             ran = await http.post(running.url, json=CALL, headers=legacy)
             refused = await http.post(running.url, json=CALL, headers=legacy)
             modern_headers = {
@@ -136,11 +141,7 @@ async def test_a_call_over_a_principals_quota_gets_retry_after_over_the_legacy_s
     token = new_token(config, "ci", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as running, bearer(token) as http:
-            opened = await http.post(running.url, json=INITIALIZE, headers=MCP_HEADERS)
-            legacy = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-            legacy["mcp-protocol-version"] = "2025-11-25"
-            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            await http.post(running.url, json=initialized, headers=legacy)
+            legacy = await _legacy_session(http, running.url)
             ran = await http.post(running.url, json=CALL, headers=legacy)
             refused = await http.post(running.url, json=CALL, headers=legacy)
     assert _result(ran.text)["_meta"]["toolpool/code"] == "ok" and "retry-after" not in ran.headers
