@@ -16,7 +16,15 @@ from toolpool.vetting.screener._context import MENTION_STRENGTH, is_directive, p
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._hits import EAGER, INTO_PARAMETER, SentenceHits
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
-from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, Vocab, path_label, vocab
+from toolpool.vetting.screener._vocab import (
+    ANY_PATH,
+    CONVERSATION,
+    EXTERNAL_STRONG,
+    SECRETS,
+    Vocab,
+    path_label,
+    vocab,
+)
 
 __all__ = ["SPARE_NAMES", "TRIGGERS", "exfil_findings", "shell_findings"]
 
@@ -86,6 +94,8 @@ _SHELL = vocab(
     "curl|wget|rm |/dev/tcp|chmod|nc |sh -i|powershell|iex|invoke-expression|mkfifo|base64",
 )
 
+# What a warning or a report is about, before an outside place: its topic, not where data goes.
+_TOPIC = re.compile(r"\b(?:about|regarding|concerning)\s+(?:\w+\s+)?$")
 # Every finding of ``exfil_findings`` starts at a match of one of these: a sentence is weighed only
 # when an eager word list is in it (the result fast path relies on it).
 TRIGGERS: tuple[Vocab, ...] = (*EAGER.values(), _HARMFUL, _RUG_PULL, _STEALTH, _SIDE_EFFECT)
@@ -122,7 +132,7 @@ def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) ->
     scale = MENTION_STRENGTH if mention else 1.0
     sentence = doc.text[start:end]
     valuable = path is not None or secret is not None or conversation is not None
-    strong = send is not None and hits.get("strong", index) is not None
+    strong = send is not None and _destination(doc.lower, hits.get("strong", index), start, end)
     outside = strong or (send is not None and hits.get("weak", index) is not None)
     exfiltrates = send is not None and send.group().lower().startswith("exfiltrat")
     if valuable and send and (outside or exfiltrates):
@@ -144,6 +154,14 @@ def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) ->
         yield Finding("secret_words", where)
     if hits.get("carry", index) is not None:
         yield from _carry(sentence, doc.lower[start:end], where, scale, hits.inputs)
+
+
+def _destination(lower: str, first: re.Match[str] | None, start: int, end: int) -> bool:
+    """An outside place named as one, not as the topic of a warning ("warned about external recipients")."""
+    if first is None:
+        return False
+    matches = (first, *EXTERNAL_STRONG.pattern.finditer(lower, first.end(), end))
+    return any(not _TOPIC.search(lower, start, m.start()) for m in matches)
 
 
 def _carry(

@@ -19,6 +19,7 @@ from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._params import parameter_findings
+from toolpool.vetting.screener._peer_calls import peer_call_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
 from toolpool.vetting.screener._shadowing import shadowing_findings
@@ -26,6 +27,7 @@ from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._structure import structure_findings
 from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
+from toolpool.vetting.screener._withheld import withheld_findings
 from toolpool.vetting.screening import Peer, Verdict, peer_names
 
 __all__ = ["RuleScreener"]
@@ -153,6 +155,8 @@ def _screen(
     doc = _document(fields)
     if mode == "tool":  # on either path: its categories are too common to be a trigger of the fast one
         findings += conduct_findings(doc, own, peers)
+        findings += withheld_findings(doc)
+        findings += peer_call_findings(doc, own, peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet

@@ -111,6 +111,10 @@ _SEND = re.compile(
     r"beacon|report|sync|push|stream|carry|carrying|include|included|paste|copy|duplicate|embed|attach|"
     r"summari[sz]e|put|grant|shar(?:e|es|ed|ing)\b)\w*\b"
 )
+# A negation right before a verb that ends what it does: "no longer include", "stops sending".
+_ENDED = re.compile(
+    r"\b(?:no\s+longer|not|never|n't|stop(?:s|ped)?|cease[sd]?\s+to)\s+(?:(?!only\b|just\b|merely\b)\w+\s+)?$"
+)
 # Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
 _STORE = r"\bback(?:s|ed|ing)?\s+up\b|\bstor(?:e|es|ed|ing)\b"
 # Any verb of transfer, for a flow to a literal destination ("cc'd to", "routed to", "written to").
@@ -294,11 +298,11 @@ def _line_jump(sentence: str) -> tuple[str, float] | None:
 
 def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | None:
     valuable = _valuable(sentence, bare_secrets=bare_secrets) or PERSONAL_DATA.search(sentence) is not None
-    moves = _SEND.search(sentence) or re.search(_STORE, sentence)
+    moves = _sends(sentence) or re.search(_STORE, sentence)
     leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
     leaves = leaves and bool(moves or not CONFIGURED.search(sentence))  # the server's own key
     watches = _SURVEILLANCE.search(sentence) is not None and not _THEIR_ACT.search(sentence)
-    if (leaves or (valuable and _SEND.search(sentence))) and not PERSONS_OWN.search(sentence):
+    if (leaves or (valuable and moves)) and not PERSONS_OWN.search(sentence):
         return ("changed_behaviour", 1.0)
     if watches:
         return ("changed_behaviour", 1.0)
@@ -307,6 +311,11 @@ def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | 
     if CONSENT_DROPPED.search(sentence) and (_BY_THE_MODEL.search(sentence) or ORDER.search(sentence)):
         return ("changed_behaviour", 1.0)  # the person is no longer asked
     return None
+
+
+def _sends(sentence: str) -> bool:
+    """A verb of sending that is not ended by a negation ("no longer include …" is data kept back)."""
+    return any(not _ENDED.search(sentence, 0, m.start()) for m in _SEND.finditer(sentence))
 
 
 def _fetch_and_run(sentence: str) -> tuple[str, float] | None:

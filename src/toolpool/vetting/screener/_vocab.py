@@ -181,9 +181,11 @@ CONVERSATION = vocab(
     "everything the user|recent quer|latest quer|last quer|recent request|latest request|last request|"
     "recent input|latest input|last input",
 )
+# "e-mail" before a noun it classifies ("e-mail addresses", "the mail tool") is a noun, not a send.
 SEND_VERBS = vocab(
     r"\b(?:send|sends|sending|post|posts|posting|upload|uploads|uploading|forward|forwards|forwarding|"
-    r"transmit\w*|exfiltrat\w*|leak|leaks|leaking|e-?mail|mail|bcc|relay|relays|beacon\w*|sync|syncs|"
+    r"transmit\w*|exfiltrat\w*|leak|leaks|leaking|(?:e-?mail|mail)(?!\s+(?:address|domain|server|client|account|tool|"
+    r"header|provider|inbox)(?:e?s)?\b)|bcc|relay|relays|beacon\w*|sync|syncs|"
     r"share|shares|submit|submits|deliver|delivers|pipe|pipes|copy|copies|smuggle\w*)\b|"
     r"(?<=[a-z]_)(?:post|send|upload|email|mail|forward|webhook)\b|\b(?:post|send|upload|email|forward)(?=_[a-z])",
     "send|sent|post|upload|forward|transmit|exfiltrat|leak|mail|bcc|relay|beacon|sync|share|submit|deliver|pipe|cop|smuggl",

@@ -209,7 +209,9 @@ RUN_DOWN = re.compile(
     r"hours?|%|percent|dollars?)\b|\b\d+\s*(?:%|x|times)\s+(?:slower|worse|costlier|less\s+accurate)\b|"
     r"\b(?:scores?|ranks?|ranked|rated?|weights?|priority)\s+(?:of\s+|at\s+)?(?:0(?:\.0+)?|zero|lowest|last|nil)\b|"
     # A defect stated as a reading that is off, or as something they are known to do wrong.
-    r"\b(?:run|runs|running|are|is|read|reads|come|comes)\s+(?:\w+\s+){0,3}?(?:off|low|high|behind)\b|"
+    # ("copied off the machine" is movement to a place: "off" before a determiner is a preposition)
+    r"\b(?:run|runs|running|are|is|read|reads|come|comes)\s+(?:\w+\s+){0,3}?"
+    r"(?:off(?!\s+(?:the|an?|its|their|your|this|that|our|my)\b)|low|high|behind)\b|"
     r"\bknown\s+to\s+(?:be\s+)?(?:\w+\s+)?(?:off|wrong|fail\w*|break\w*|crash\w*|drift\w*|lag\w*|err\w*|"
     r"mis\w+|truncat\w*|drop\w*|los[et]\w*|garbl\w*|hallucinat\w*)\b"
 )
