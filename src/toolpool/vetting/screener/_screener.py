@@ -11,6 +11,7 @@ from toolpool.vetting.screener._chars import character_findings
 from toolpool.vetting.screener._conduct import conduct_findings
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._directives import directive_findings
+from toolpool.vetting.screener._discredited import discredited_findings
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
 from toolpool.vetting.screener._fast import quiet_findings
@@ -157,6 +158,7 @@ def _screen(
         findings += conduct_findings(doc, own, peers)
         findings += withheld_findings(doc)
         findings += peer_call_findings(doc, own, peers)
+        findings += discredited_findings(doc, peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
