@@ -41,12 +41,26 @@ SUPPRESSED = re.compile(
     r"\bnot\s+(?:to\s+be\s+)?(?:cited|quoted|mentioned|shown)\b|"
     r"\bthis\s+tool\s+only\b|\bonly\s+this\s+tool\b|\b(?:figure|source|answer|number)\s+of\s+record\b"
 )
+# A literal in every kind of keeping-from above: a substring test before the pattern.
+_KEYS = (
+    "route",
+    "without",
+    "compliant",
+    "excluded",
+    "cited",
+    "quoted",
+    "mentioned",
+    "shown",
+    "only",
+    "of record",
+)
 _CLAUSE_END = re.compile(r";\s|\.(?:\s|$)|\n")
 
 
 def discredited_findings(doc: Doc, peers: Collection[str]) -> Iterator[Finding]:
     """One ``discredited`` finding per field that runs a peer down and keeps its word from the person."""
-    if not peers:
+    lower = doc.lower
+    if not peers or not any(key in lower for key in _KEYS) or SUPPRESSED.search(lower) is None:
         return
     for part in doc.parts:
         if part.name:

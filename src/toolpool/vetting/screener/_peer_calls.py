@@ -36,6 +36,8 @@ _CALL = re.compile(
     + _NAME
     + r")\b"
 )
+# What every call above contains: a dotted name's tail before a call, key or assignment, or an arrow.
+_MAYBE = re.compile(r"\.[a-z][\w-]*[\"'`]?\s*(?:\(|:|\+?=|\{)|->")
 # A confirmation switched off, as a setting.
 RETIRED = re.compile(
     r"\b[\w-]*(?:confirm|approv|consent|review|sign[_-]?off)[\w-]*[\"'`]?\s*(?:=|:)\s*[\"'`]?"
@@ -52,6 +54,8 @@ _CLAUSE_END = re.compile(r";|\|(?!\|)|\.(?:\s|$)|\n")
 
 def peer_call_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
     """One ``peer_call`` finding per field that calls a peer in notation with a harmful argument."""
+    if _MAYBE.search(doc.lower) is None:  # one cheap scan before the fields' exact reading
+        return
     for part in doc.parts:
         if part.name or "." not in part.text:
             continue
