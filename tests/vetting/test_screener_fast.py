@@ -350,6 +350,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "withheld_findings",  # runs before either path too (issue 18, batch N): per field, no trigger
         "peer_call_findings",  # likewise (issue 18, batch N): notation has no word to index
         "discredited_findings",  # likewise (issue 18, batch N): a status code has no word to index
+        "named_order_findings",  # likewise (issue 18, batch N): reads property names only
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

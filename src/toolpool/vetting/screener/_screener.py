@@ -19,6 +19,7 @@ from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fi
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
+from toolpool.vetting.screener._named_orders import named_order_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
@@ -159,6 +160,7 @@ def _screen(
         findings += withheld_findings(doc)
         findings += peer_call_findings(doc, own, peers)
         findings += discredited_findings(doc, peers)
+        findings += named_order_findings(doc)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet

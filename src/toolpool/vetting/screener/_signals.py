@@ -118,6 +118,7 @@ SIGNALS: dict[str, Signal] = {
     "changed_behaviour": _hard("change note announcing data leaving or recording", text=0.3),
     "forged_consent": _hard("answers a confirmation in the person's place", text=0.3),
     "remote_script": _hard("orders the model to run a downloaded script", text=0.3),
+    "named_order": _hard("a property name that is an order moving data", text=0.0),
     "discredited": _hard("runs another provider down and keeps its answer from the person", text=0.0),
     "peer_call": _hard("calls another tool in notation with a harmful argument", text=0.0),
     "withheld": _hard("keeps from the person what is done with their data", text=0.0),
