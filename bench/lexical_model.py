@@ -5,7 +5,7 @@
     PYTHONPATH=src .venv/bin/python bench/lexical_model.py --write      # rebuild the packaged model
 
 Training data: every labelled set the screener bench loads — mcpproxy-go's labelled entries, the
-held-out batches A/B/C, batches D-L (I and J since RESULTS.md §4g, K and L since §4k), the tuner's
+held-out batches A/B/C, batches D-N (I and J since RESULTS.md §4g, K and L since §4k, M and N since §4p), the tuner's
 check sets T1-T3 — and the real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
 
 1. **Leave one batch out**: each labelled batch is a fold (scored by a model trained on all the
@@ -204,7 +204,7 @@ def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
         print(
             f"{name:44} t={op.threshold:.3f} recall {op.recall:6.1%}  real dropped {op.real_dropped}/{n_real}"
             f"  benign dropped {op.benign_dropped}/{n_benign}  ({elapsed:.0f} s)\n    {folds}\n"
-            f"    first runs (D-L, T1-T3): rules {add.poisoned - add.missed}/{add.poisoned},"
+            f"    first runs (D-N, T1-T2): rules {add.poisoned - add.missed}/{add.poisoned},"
             f" + model {add.poisoned - add.missed + add.caught}/{add.poisoned};"
             f" benign the model adds: {add.benign_dropped}/{add.benign}"
         )

@@ -11,10 +11,11 @@ from sqlalchemy import Connection, Row, func, insert, select, text, update
 
 from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN
 from toolpool.errors import UsageError
-from toolpool.store._codec import canonical, digest, storable
+from toolpool.store._codec import digest, storable
 from toolpool.store._database import Tx
+from toolpool.store._release_content import release_text
 from toolpool.store._release_listener import RELEASE_CHANNEL
-from toolpool.store._rows import release_content, where_tool
+from toolpool.store._rows import where_tool
 from toolpool.store._tables import releases, servers, tool_states
 
 __all__ = [
@@ -84,7 +85,7 @@ def change_tool(
 def write_release(tx: Tx, actor: str, change: str) -> int:
     """Write the next release, with the state as this transaction leaves it; its number."""
     number = release_number(tx.connection) + 1
-    content = canonical(release_content(tx.connection))
+    content = release_text(tx.connection)
     tx.connection.execute(
         insert(releases).values(
             number=number,

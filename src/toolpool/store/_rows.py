@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, Table, select
+from sqlalchemy import Connection, Row, Select, Table
 
 from toolpool.store._tables import published_tools, servers, tool_states
 from toolpool.store._values import ListedState, Release, ToolState
@@ -17,7 +17,6 @@ __all__ = [
     "listed_states",
     "plain_rows",
     "reasons_of",
-    "release_content",
     "release_value",
     "tool_state",
     "where_tool",
@@ -80,35 +79,6 @@ def plain_rows(connection: Connection, query: Select[Any]) -> Sequence[Any]:
 
 def where_tool(statement: Any, alias: str, name: str, table: Table = tool_states) -> Any:
     return statement.where(table.c.alias == alias, table.c.name == name)
-
-
-def release_content(connection: Connection) -> dict[str, Any]:
-    enabled = connection.execute(
-        select(tool_states.c.alias, tool_states.c.name, tool_states.c.action, tool_states.c.effect)
-        .add_columns(tool_states.c.approved_hash, tool_states.c.resource, tool_states.c.approval)
-        .where(tool_states.c.enabled)
-        .order_by(tool_states.c.alias, tool_states.c.name)
-    )
-    disabled = connection.scalars(select(servers.c.alias).where(~servers.c.enabled).order_by(servers.c.alias))
-    specs = connection.execute(
-        select(servers.c.alias, servers.c.spec_hash).where(servers.c.spec_hash.is_not(None))
-    )
-    return {
-        "tools": {
-            f"{row.alias}/{row.name}": {
-                "action": row.action,
-                "effect": row.effect,
-                "resource": row.resource,
-                "approved_hash": row.approved_hash,
-                # Only where a call needs approval: releases of tools without one keep
-                # the content (and hash) they had before approvals existed.
-                **({"approval": row.approval} if row.approval != "none" else {}),
-            }
-            for row in enabled
-        },
-        "disabled_servers": list(disabled),
-        "servers": {row.alias: row.spec_hash for row in specs},
-    }
 
 
 def release_value(row: Row[Any]) -> Release:
