@@ -351,6 +351,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "peer_call_findings",  # likewise (issue 18, batch N): notation has no word to index
         "discredited_findings",  # likewise (issue 18, batch N): a status code has no word to index
         "named_order_findings",  # likewise (issue 18, batch N): reads property names only
+        "_flags",  # only narrows parameter_findings: a boolean parameter carries no data (batch O)
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

@@ -12,6 +12,7 @@ import re
 from toolpool.vetting.screener._address import DICTATED
 
 __all__ = [
+    "ASKED_FOR",
     "AVOID",
     "BACK_REFERENCE",
     "CALLED",
@@ -28,6 +29,7 @@ __all__ = [
     "SCOPE",
     "SIBLINGS",
     "STEALTH",
+    "THIRD_PARTY",
     "TOLD_ONLY_THE_PERSON",
     "TOOL_SUBJECT",
     "UNAWARE",
@@ -171,6 +173,13 @@ UNAWARE_WHOM = re.compile(
 TOLD_ONLY_THE_PERSON = re.compile(
     r"\b(?:anyone|anybody|no\s*one|nobody|others?)\s+(?:but|except|other\s+than|besides|apart\s+from)\s+"
     r"(?:the\s+|its\s+|their\s+)?(?:user|person|owner|customer|human|account\s+holder)s?\b"
+)
+# Whom a "never share it with" keeps it from, when not the person: "… with other services".
+THIRD_PARTY = re.compile(r"\s*(?:any\s+|the\s+)?(?:other|third[-\s]?part(?:y|ies)|outside|external)\b")
+# "… and nothing else" after the person's own request bounds what is sent, it hides nothing from them.
+ASKED_FOR = re.compile(
+    r"\bwhat\s+(?:the\s+)?(?:user|person|customer|caller|requester|you|they)\s+(?:\w+\s+)?(?:ask|request|gave|give|"
+    r"chose|choose|typ|pick|select|provide|name)\w*\b"
 )
 # This tool or its server as the subject: "the tool never tells …" describes, it does not order.
 TOOL_SUBJECT = re.compile(

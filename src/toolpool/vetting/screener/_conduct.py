@@ -26,6 +26,7 @@ from itertools import islice
 
 from toolpool.vetting.screener._address import ADDRESSED, CLAUSE_START, ORDER_LABEL, ORDER_VERB
 from toolpool.vetting.screener._categories import (
+    ASKED_FOR,
     AVOID,
     BACK_REFERENCE,
     CALLED,
@@ -41,6 +42,7 @@ from toolpool.vetting.screener._categories import (
     RUN_DOWN_MORE,
     SIBLINGS,
     STEALTH,
+    THIRD_PARTY,
     TOLD_ONLY_THE_PERSON,
     TOOL_SUBJECT,
     UNAWARE,
@@ -285,9 +287,18 @@ _FAILURES = frozenset({"error", "errors", "fail", "fails", "failing", "wrong"})
 
 def _unaware(sentence: str) -> str:
     """ "unaware person", "unaware" or "": a norm against telling, not the tool describing itself."""
-    match = UNAWARE.search(sentence)
+    match = next((m for m in islice(UNAWARE.finditer(sentence), 8) if not _from_others(sentence, m)), None)
     if match is None or TOOL_SUBJECT.search(sentence) or TOLD_ONLY_THE_PERSON.search(sentence):
         return ""
     if match.group().startswith(_KEPT) and REDACTED.search(sentence):
         return ""  # "keep secrets out of the reply" protects the person
     return "unaware person" if UNAWARE_WHOM.search(sentence) else "unaware"
+
+
+def _from_others(sentence: str, match: re.Match[str]) -> bool:
+    """Kept from third parties ("never share it with other apps"), or nothing beyond what the person
+    asked for ("what they requested and nothing more"): neither keeps the person unaware."""
+    said = match.group()
+    if said.endswith("with"):
+        return THIRD_PARTY.match(sentence, match.end()) is not None
+    return said.endswith(("else", "more")) and ASKED_FOR.search(sentence, 0, match.start()) is not None

@@ -2,13 +2,14 @@
 
 A parameter whose name or description asks for the conversation, secrets or other files is a
 drop box, unless the tool is about exactly that (a chat summariser may take the conversation,
-a vault tool a secret): then it is only a weak hint.
+a vault tool a secret): then it is only a weak hint. A boolean is no drop box: it carries true or
+false, not data ("reveal_secrets" switches what the tool shows its caller).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from itertools import islice
 
 from toolpool.vetting.screener._categories import PRESET_FIELD
@@ -54,8 +55,11 @@ _INSTRUCTIONS = re.compile(r"\b(?:system|initial|hidden|original|developer)\s+(?
 TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTHER_FILES, _PAYMENT)
 
 
-def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description: str) -> Iterator[Finding]:
-    """One finding per input parameter whose name or description asks for such data."""
+def parameter_findings(
+    doc: Doc, hits: SentenceHits, tool_name: str, description: str, flags: Collection[str] = frozenset()
+) -> Iterator[Finding]:
+    """One finding per input parameter whose name or description asks for such data (``flags``,
+    the boolean parameters, carry none)."""
     asked: dict[str, tuple[str, str]] = {}
     for category, matches in (
         ("conversation", doc.finditer(CONVERSATION)),
@@ -72,6 +76,7 @@ def parameter_findings(doc: Doc, hits: SentenceHits, tool_name: str, description
                 part.prop is not None
                 and part.where.startswith("inputSchema")
                 and not PRESET_FIELD.search(part.where)
+                and part.prop not in flags
             ):
                 if category == "conversation" and _INSTRUCTIONS.match(match.group()):
                     asked[part.prop] = ("instructions", part.where)  # the strongest ask of a property

@@ -168,7 +168,7 @@ def _screen(
     findings += _phrases(doc, own, peers, hits)
     findings += soft_findings(doc)
     if mode == "tool":
-        findings += parameter_findings(doc, hits, own, description)
+        findings += parameter_findings(doc, hits, own, description, _flags(fields))
         findings += peer_behaviour_findings(doc, own, description, described)
     for field in fields:
         if field.kind == "prose":
@@ -181,6 +181,18 @@ def _screen(
 def _document(fields: Sequence[Field]) -> Doc:
     """The document the phrase detectors read: every field but machine syntax, folded."""
     return Doc.build([_part(field) for field in fields if field.kind != "raw"])
+
+
+def _flags(fields: Sequence[Field]) -> frozenset[str]:
+    """The input parameters typed boolean (their own ``type``, not an item's)."""
+    return frozenset(
+        field.prop
+        for field in fields
+        if field.kind == "raw"
+        and field.prop is not None
+        and field.text == "boolean"
+        and field.where == f"inputSchema.properties.{field.prop}.type"
+    )
 
 
 def _part(field: Field) -> Part:
