@@ -195,6 +195,15 @@ def _peer_stems(peers: frozenset[Peer]) -> tuple[tuple[frozenset[str], frozenset
     return tuple((name - common, terms - common) for name, terms in described)
 
 
+@lru_cache(maxsize=16)
+def _by_name(peers: frozenset[Peer]) -> dict[str, tuple[Peer, ...]]:
+    """The peers of each name (admission passes one set for every tool of a server)."""
+    named: dict[str, list[Peer]] = {}
+    for peer in peers:
+        named.setdefault(peer.name, []).append(peer)
+    return {name: tuple(group) for name, group in named.items()}
+
+
 def impersonation_findings(name: str, description: str, peers: Collection[Peer]) -> Iterator[Finding]:
     """A tool that takes a peer's name and restates its description in other words or letters.
 
@@ -204,7 +213,10 @@ def impersonation_findings(name: str, description: str, peers: Collection[Peer])
     if not peers or not description:
         return
     mine = stems(description)
-    for peer in peers:
+    # Only a peer of the same name can be impersonated: looked up, not searched, so a pool of
+    # 100,000 tools costs a server of 1,000 no more than a pool of ten (was 8 s per connect).
+    named = _by_name(peers).get(name, ()) if isinstance(peers, frozenset) else peers
+    for peer in named:
         if peer.name != name or not peer.description or peer.description == description:
             continue
         theirs = stems(peer.description)
