@@ -171,8 +171,10 @@ def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) ->
 def _kept_back(lower: str, start: int, end: int) -> bool:
     """Is every verb of sending in the sentence negated ("read from the keychain and never sent")?"""
     negated = [m.span() for m in _NEGATED_SEND.finditer(lower, start, end)]
-    sends = list(SEND_VERBS.pattern.finditer(lower, start, end))
-    return bool(negated) and all(any(a <= m.start() < b for a, b in negated) for m in sends)
+    if not negated:
+        return False
+    sends = SEND_VERBS.pattern.finditer(lower, start, end)
+    return all(any(a <= m.start() < b for a, b in negated) for m in sends)
 
 
 def _destination(lower: str, first: re.Match[str] | None, start: int, end: int) -> bool:
