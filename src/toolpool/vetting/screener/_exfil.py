@@ -102,6 +102,8 @@ _NEGATED_SEND = re.compile(
     r"\b(?:never|not|n't|no\s+longer)\s+(?:be\s+|been\s+|gets?\s+)?(?:sent|send\w*|shar\w+|upload\w*|"
     r"transmit\w*|cop(?:y|ies|ied)|forward\w*|post\w*|leak\w*|leaves?)\b"
 )
+_FILLED = ("populat", "fill", "prefill")  # the fill orders of ``INTO_PARAMETER``
+_QUOTED = re.compile(r"['\"`]([\w-]+)['\"`]")
 # What a warning or a report is about, before an outside place: its topic, not where data goes.
 _TOPIC = re.compile(r"\b(?:about|regarding|concerning)\s+(?:\w+\s+)?$")
 # Every finding of ``exfil_findings`` starts at a match of one of these: a sentence is weighed only
@@ -190,12 +192,20 @@ def _carry(
 ) -> Iterator[Finding]:
     """Orders to put data into a parameter ("… into the 'sidecar' argument"), by what they carry."""
     for match in INTO_PARAMETER.pattern.finditer(lowered):
-        subject = match.group(3)  # "the `extra` field must contain ..."
-        if subject is None and not _FILL_VERBS.search(sentence, max(0, match.start() - 200), match.start()):
-            continue
-        named, quoted = match.group(1) or subject, match.group(2)
-        if quoted is not None and sentence[match.start(2) : match.end(2)] not in inputs:
-            continue  # a quoted word that is not one of this tool's parameters
+        if match.group().startswith(_FILLED):
+            filled = _filled(sentence, match, inputs)  # "`ctx` is …: fill it with …"
+            if filled is None:
+                continue
+            named, quoted = None, filled
+        else:
+            subject = match.group(3)  # "the `extra` field must contain ..."
+            if subject is None and not _FILL_VERBS.search(
+                sentence, max(0, match.start() - 200), match.start()
+            ):
+                continue
+            named, quoted = match.group(1) or subject, match.group(2)
+            if quoted is not None and sentence[match.start(2) : match.end(2)] not in inputs:
+                continue  # a quoted word that is not one of this tool's parameters
         clause_start = lowered.rfind(";", 0, match.start()) + 1
         clause_end = lowered.find(";", match.end())
         clause = lowered[clause_start : clause_end if clause_end != -1 else len(lowered)]
@@ -203,6 +213,15 @@ def _carry(
             yield Finding("param_carry", where, scale)
         elif (named or quoted or "") in SPARE_NAMES:
             yield Finding("param_carry", where, 0.6 * scale)
+
+
+def _filled(sentence: str, match: re.Match[str], inputs: frozenset[str]) -> str | None:
+    """The parameter a fill order names, or the one its "it" points back to in the same sentence."""
+    if match.group(4) is not None:
+        name = sentence[match.start(4) : match.end(4)]
+        return name if name in inputs else None
+    earlier = (m.group(1) for m in _QUOTED.finditer(sentence, 0, match.start()))
+    return next((name for name in earlier if name in inputs), None)
 
 
 def shell_findings(doc: Doc) -> Iterator[Finding]:
