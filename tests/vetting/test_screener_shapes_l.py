@@ -13,7 +13,7 @@ import pytest
 
 from tests.vetting.test_screener_structure import content_words
 from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener, _conduct, _structure
+from toolpool.vetting.screener import RuleScreener, _conduct, _flows
 
 SCREENER = RuleScreener()
 BATCH_L = Path(__file__).resolve().parents[2] / "bench" / "data" / "screen_batch_l.jsonl"
@@ -194,7 +194,7 @@ def test_a_secret_moved_into_its_own_header_field_to_protect_it_is_no_data_flow(
 ) -> None:
     assert not dropped(PROTECTING, ("auth_header",))
     assert dropped(TAKING, ("style_token",))  # taken, not protected: still a flow
-    monkeypatch.setattr(_structure, "PROTECTED", NEVER)
+    monkeypatch.setattr(_flows, "PROTECTED", NEVER)
     assert dropped(PROTECTING, ("auth_header",))
 
 
@@ -249,5 +249,5 @@ def test_the_side_channel_paraphrases_share_no_content_word_with_t2() -> None:
 
 
 def test_the_persons_content_is_what_makes_the_side_channel_a_flow(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_structure, "PERSONS_CONTENT", NEVER)
+    monkeypatch.setattr(_flows, "PERSONS_CONTENT", NEVER)
     assert not any(dropped(poisoned) for poisoned, _ in SIDE_CHANNEL[::2])  # the relative clauses

@@ -198,6 +198,8 @@ CONSENT = re.compile(
     r"(?:version|release|terms|behaviou?r|build)\b|"
     # Skipped, waived or presumed: "skip the approval", "count silence as assent", "assume permission".
     r"\b(?:skip|bypass|waiv)\w*\s+(?:the\s+|any\s+|their\s+)?(?:confirmation|approval|consent|permission)\b|"
+    # Another tool's own check, by a possessive: "skip its prompt", "bypass their dialog".
+    r"\b(?:skip|bypass|suppress|dismiss)\w*\s+(?:its|their)\s+(?:confirmation\s+|safety\s+)?(?:prompts?|dialogs?|checks?)\b|"
     r"\b(?:confirmation|approval|consent|permission)\s+(?:is\s+|are\s+)?(?:not|never)\s+(?:needed|required|necessary)\b|"
     r"\b(?:assum|presum|tak|treat|count|regard|read)\w*\s+(?:\w+\s+){0,3}?as\s+(?:consent|assent|agreement|approval|"
     r"permission|a\s+go-ahead)\b|\bassum\w*\s+(?:their\s+|the\s+\w+'s\s+)?(?:consent|assent|approval|permission)\b"

@@ -21,14 +21,17 @@ from toolpool.vetting.screener._vocab import (
     CONVERSATION,
     EXTERNAL_STRONG,
     SECRETS,
+    SEND_VERBS,
     Vocab,
     path_label,
     vocab,
 )
+from toolpool.vetting.screener._wording import BOUND_TO_OWN
 
 __all__ = ["SPARE_NAMES", "TRIGGERS", "exfil_findings", "shell_findings"]
 
 _I = re.IGNORECASE
+_BOUND_STRENGTH = 0.3  # a send held to the person's own destination (``BOUND_TO_OWN``)
 _SENTENCE_BUDGET = 2048  # candidate sentences weighed per text (bounded time on hostile input)
 # Parameter names that attacks use as a drop box for stolen data.
 SPARE_NAMES = frozenset(
@@ -94,6 +97,13 @@ _SHELL = vocab(
     "curl|wget|rm |/dev/tcp|chmod|nc |sh -i|powershell|iex|invoke-expression|mkfifo|base64",
 )
 
+# A verb of sending right after a negation: "is never sent to the vendor", "don't upload it".
+_NEGATED_SEND = re.compile(
+    r"\b(?:never|not|n't|no\s+longer)\s+(?:be\s+|been\s+|gets?\s+)?(?:sent|send\w*|shar\w+|upload\w*|"
+    r"transmit\w*|cop(?:y|ies|ied)|forward\w*|post\w*|leak\w*|leaves?)\b"
+)
+_FILLED = ("populat", "fill", "prefill")  # the fill orders of ``INTO_PARAMETER``
+_QUOTED = re.compile(r"['\"`]([\w-]+)['\"`]")
 # What a warning or a report is about, before an outside place: its topic, not where data goes.
 _TOPIC = re.compile(r"\b(?:about|regarding|concerning)\s+(?:\w+\s+)?$")
 # Every finding of ``exfil_findings`` starts at a match of one of these: a sentence is weighed only
@@ -131,18 +141,22 @@ def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) ->
     mention = bool(anchors) and position(doc.text, start, min(anchors), quotes=False) == "mention"
     scale = MENTION_STRENGTH if mention else 1.0
     sentence = doc.text[start:end]
+    kept = _kept_back(doc.lower, start, end)
+    if kept:  # "the key is never sent to the vendor": data that stays, not data that leaves
+        send = None
     valuable = path is not None or secret is not None or conversation is not None
     strong = send is not None and _destination(doc.lower, hits.get("strong", index), start, end)
     outside = strong or (send is not None and hits.get("weak", index) is not None)
     exfiltrates = send is not None and send.group().lower().startswith("exfiltrat")
     if valuable and send and (outside or exfiltrates):
         yield Finding("exfiltration", where, scale)
-    elif strong:
-        yield Finding("outbound", where, scale)
-    elif outside:  # an ordinary object sent to a literal address or link
-        yield Finding("outbound", where, 0.6 * scale)
+    elif strong or outside:  # "… but only to the bucket in the user's own settings": a hint
+        bound = _BOUND_STRENGTH if BOUND_TO_OWN.search(doc.lower, start, end) else 1.0
+        yield Finding("outbound", where, (1.0 if strong else 0.6) * bound * scale)
     access = hits.get("access", index) if (path or secret) else None
     directive = access is not None and is_directive(sentence)
+    if access is not None and path is None and kept and not directive:
+        access = None  # the tool reads a secret that the sentence keeps on the machine
     if path is not None:
         detail = path_label(path.group())
         if access is not None:
@@ -154,6 +168,15 @@ def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) ->
         yield Finding("secret_words", where)
     if hits.get("carry", index) is not None:
         yield from _carry(sentence, doc.lower[start:end], where, scale, hits.inputs)
+
+
+def _kept_back(lower: str, start: int, end: int) -> bool:
+    """Is every verb of sending in the sentence negated ("read from the keychain and never sent")?"""
+    negated = [m.span() for m in _NEGATED_SEND.finditer(lower, start, end)]
+    if not negated:
+        return False
+    sends = SEND_VERBS.pattern.finditer(lower, start, end)
+    return all(any(a <= m.start() < b for a, b in negated) for m in sends)
 
 
 def _destination(lower: str, first: re.Match[str] | None, start: int, end: int) -> bool:
@@ -169,12 +192,20 @@ def _carry(
 ) -> Iterator[Finding]:
     """Orders to put data into a parameter ("… into the 'sidecar' argument"), by what they carry."""
     for match in INTO_PARAMETER.pattern.finditer(lowered):
-        subject = match.group(3)  # "the `extra` field must contain ..."
-        if subject is None and not _FILL_VERBS.search(sentence, max(0, match.start() - 200), match.start()):
-            continue
-        named, quoted = match.group(1) or subject, match.group(2)
-        if quoted is not None and sentence[match.start(2) : match.end(2)] not in inputs:
-            continue  # a quoted word that is not one of this tool's parameters
+        if match.group().startswith(_FILLED):
+            filled = _filled(sentence, match, inputs)  # "`ctx` is …: fill it with …"
+            if filled is None:
+                continue
+            named, quoted = None, filled
+        else:
+            subject = match.group(3)  # "the `extra` field must contain ..."
+            if subject is None and not _FILL_VERBS.search(
+                sentence, max(0, match.start() - 200), match.start()
+            ):
+                continue
+            named, quoted = match.group(1) or subject, match.group(2)
+            if quoted is not None and sentence[match.start(2) : match.end(2)] not in inputs:
+                continue  # a quoted word that is not one of this tool's parameters
         clause_start = lowered.rfind(";", 0, match.start()) + 1
         clause_end = lowered.find(";", match.end())
         clause = lowered[clause_start : clause_end if clause_end != -1 else len(lowered)]
@@ -182,6 +213,15 @@ def _carry(
             yield Finding("param_carry", where, scale)
         elif (named or quoted or "") in SPARE_NAMES:
             yield Finding("param_carry", where, 0.6 * scale)
+
+
+def _filled(sentence: str, match: re.Match[str], inputs: frozenset[str]) -> str | None:
+    """The parameter a fill order names, or the one its "it" points back to in the same sentence."""
+    if match.group(4) is not None:
+        name = sentence[match.start(4) : match.end(4)]
+        return name if name in inputs else None
+    earlier = (m.group(1) for m in _QUOTED.finditer(sentence, 0, match.start()))
+    return next((name for name in earlier if name in inputs), None)
 
 
 def shell_findings(doc: Doc) -> Iterator[Finding]:

@@ -27,8 +27,10 @@ INTO_PARAMETER = vocab(
     r"\b(?:in|into|inside|within|to|via|as|through)\s+(?:the\s+|a\s+|an\s+|its\s+|your\s+|their\s+)?"
     r"(?:['\"`]?([\w-]+)['\"`]?\s+(?:argument|parameter|param|field|property|input|variable)\b|"
     r"['\"`]([\w-]+)['\"`])|\b['\"`]?([\w-]+)['\"`]?\s+(?:argument|parameter|param|field|property)\s+"
-    r"(?:must|should|shall|will|has\s+to|needs\s+to)\s+(?:always\s+)?(?:contain|hold|include|carry|receive|get)\b",
-    "argument|param|field|propert|input|variable|into|pass|put|include|append|embed|insert|fill|paste|inject",
+    r"(?:must|should|shall|will|has\s+to|needs\s+to)\s+(?:always\s+)?(?:contain|hold|include|carry|receive|get)\b|"
+    # Filled by name or by pronoun: "populate `ctx` with …", "`ctx` is …: fill it with …".
+    r"\b(?:populate|fill|prefill)\w*\s+(?:it|them|(?:the\s+)?['\"`]([\w-]+)['\"`])\s+with\b",
+    "argument|param|field|propert|input|variable|into|pass|put|include|append|embed|insert|fill|paste|inject|populat",
 )
 OTHER_FILES = vocab(
     r"\bcontents?\s+of\s+(?:any|all|other|every|the\s+user'?s?|local|their|your)\s+(?:\w+\s+)?files?\b|"

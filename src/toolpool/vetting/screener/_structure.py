@@ -27,6 +27,16 @@ from itertools import islice
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._flows import (
+    FLOW,
+    PRESET,
+    PRESET_DESTINATION,
+    STORE,
+    carries,
+    flow,
+    is_valuable,
+    sends,
+)
 from toolpool.vetting.screener._framing import (
     ANSWERING,
     CHANGE_NOTE,
@@ -36,14 +46,13 @@ from toolpool.vetting.screener._framing import (
     overridden,
 )
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
-from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, Vocab, vocab
+from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS, Vocab, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
     CHOICE,
     CONDUCT,
     CONFIGURED,
     CONSENT_DROPPED,
-    CREDENTIAL_SLOT,
     DESTINATIONS,
     EXCLUSIVE,
     FLOW_OBJECTS,
@@ -55,9 +64,7 @@ from toolpool.vetting.screener._wording import (
     PERSONAL,
     PERSONAL_DATA,
     PERSONAL_SECRETS,
-    PERSONS_CONTENT,
     PERSONS_OWN,
-    PROTECTED,
     REPLIES,
     RUN_DOWN,
     SELF_CHOICE,
@@ -105,37 +112,6 @@ _CONSENT = re.compile(
 _SURVEILLANCE = re.compile(
     r"\b(?:record|captur|track|log|spy|monitor|watch)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
 )
-_SEND = re.compile(
-    r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
-    r"submit|export|hand|pass|publish|expos|resend|echo|"
-    r"beacon|report|sync|push|stream|carry|carrying|include|included|paste|copy|duplicate|embed|attach|"
-    r"summari[sz]e|put|grant|shar(?:e|es|ed|ing)\b)\w*\b"
-)
-# A negation right before a verb that ends what it does: "no longer include", "stops sending".
-_ENDED = re.compile(
-    r"\b(?:no\s+longer|not|never|n't|stop(?:s|ped)?|cease[sd]?\s+to)\s+(?:(?!only\b|just\b|merely\b)\w+\s+)?$"
-)
-# Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
-_STORE = r"\bback(?:s|ed|ing)?\s+up\b|\bstor(?:e|es|ed|ing)\b"
-# Any verb of transfer, for a flow to a literal destination ("cc'd to", "routed to", "written to").
-_TRANSFER = (
-    _SEND.pattern
-    + "|"
-    + _STORE
-    + r"|\b(?:rout|writ|wrote|b?cc|remit|deposit)\w*|\b(?:wir(?:e|es|ed|ing)|pa(?:y|ys|id|ying)|logged|logging)\b"
-)
-
-_FLOW = vocab(
-    _TRANSFER,
-    "send|sent|post|ship|deliver|mirror|forward|upload|transmit|relay|archiv|beacon|"
-    "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put|submit|export|hand|"
-    "pass|publish|expos|resend|echo|rout|writ|wrote|cc|bcc|remit|deposit|wire|wires|wired|wiring|pay|pays|"
-    "paid|paying|back|stor|grant|share|shares|shared|sharing|logged|logging",
-)
-
-# A link or address given as a parameter's default or example: where the call sends by itself.
-_PRESET_DESTINATION = vocab(r"(?:https?|ftp|wss?)://|@[a-z0-9-]+\.", "://|@")
-_PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 
 TRIGGERS: tuple[Vocab, ...] = (
     RIVALS,
@@ -143,8 +119,8 @@ TRIGGERS: tuple[Vocab, ...] = (
     GLOBAL_ORDER,
     CHANGE_NOTE,
     ANSWERING,
-    _FLOW,
-    _PRESET_DESTINATION,
+    FLOW,
+    PRESET_DESTINATION,
     _FETCH_AND_RUN,
     _LINK_QUERY,
 )
@@ -180,14 +156,6 @@ AFTER_A_TRIGGER = (
     REPLIES,
 )
 
-# Why data would leave, in words that honest tools rarely need.
-_PURPOSE = re.compile(
-    r"\b(?:for|to\s+(?:keep|improve|help))\s+(?:\w+\s+){0,3}?(?:backup|analytics|telemetry|tuning|quality|"
-    r"assurance|archiv\w*|insights?|research|monitoring|auditing|review|"
-    r"training|improvement|accuracy|debugging|recovery|breach\s+checks|dashboards?|personali[sz]ation)\b|"
-    r"\bso\s+(?:the|our)\s+team\b|\balso\b|\badditionally\b|\bquietly\b|\bsilently\b|\bas\s+part\s+of\s+each\b"
-)
-
 
 def structure_findings(doc: Doc) -> Iterator[Finding]:
     """Squatting, line jumping, changed behaviour and data flows, one finding per sentence."""
@@ -206,20 +174,15 @@ def structure_findings(doc: Doc) -> Iterator[Finding]:
             found = _once(doc, match, judge, seen)
             if found is not None:
                 yield found
-    for match in islice(doc.finditer(_FLOW), MATCH_BUDGET):
-        found = _once(doc, match, _flow, seen)
+    for match in islice(doc.finditer(FLOW), MATCH_BUDGET):
+        found = _once(doc, match, flow, seen)
         if found is not None:
             yield found
-    for match in islice(doc.finditer(_PRESET_DESTINATION), MATCH_BUDGET):
+    for match in islice(doc.finditer(PRESET_DESTINATION), MATCH_BUDGET):
         part = doc.part(match.start())
-        if part.prop is not None and _PRESET.search(part.where) and _carries(doc, part.prop):
+        if part.prop is not None and PRESET.search(part.where) and carries(doc, part.prop):
             yield Finding("data_flow", part.where, 1.0)
             break
-
-
-def _carries(doc: Doc, prop: str) -> bool:
-    """Does a property's own text (its description, title …) ask for the user's or model's data?"""
-    return any(p.prop == prop and not p.name and _valuable(p.text.lower()) for p in doc.parts)
 
 
 def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, int]]) -> Finding | None:
@@ -261,16 +224,6 @@ def _full(verdict: tuple[str, float] | None) -> tuple[str, float] | None:
     return verdict if verdict is not None and verdict[1] >= 1.0 else None
 
 
-def _valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
-    """Does the sentence name the user's or model's data, a sensitive file or secrets?"""
-    return bool(
-        OBJECTS.search(sentence)
-        or ANY_PATH.pattern.search(sentence)
-        or SECRETS.pattern.search(sentence)
-        or (bare_secrets and BARE_SECRETS.search(sentence))
-    )
-
-
 def _squatting(sentence: str) -> tuple[str, float] | None:
     override = OVERRIDE_CHOICE.pattern.search(sentence)
     if override is not None and overridden(sentence, override):  # "even if they ask for X, pick this"
@@ -285,7 +238,7 @@ def _squatting(sentence: str) -> tuple[str, float] | None:
 
 def _line_jump(sentence: str) -> tuple[str, float] | None:
     # "returns a session token" is no theft; "ask for their login" is
-    valuable = _valuable(sentence, bare_secrets=False) or bool(
+    valuable = is_valuable(sentence, bare_secrets=False) or bool(
         PERSONAL_SECRETS.search(sentence) or PERSONAL_DATA.search(sentence)
     )
     ordered = ORDER.search(sentence) is not None
@@ -297,8 +250,8 @@ def _line_jump(sentence: str) -> tuple[str, float] | None:
 
 
 def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | None:
-    valuable = _valuable(sentence, bare_secrets=bare_secrets) or PERSONAL_DATA.search(sentence) is not None
-    moves = _sends(sentence) or re.search(_STORE, sentence)
+    valuable = is_valuable(sentence, bare_secrets=bare_secrets) or PERSONAL_DATA.search(sentence) is not None
+    moves = sends(sentence) or re.search(STORE, sentence)
     leaves = DESTINATIONS.search(sentence) is not None and (valuable or moves)
     leaves = leaves and bool(moves or not CONFIGURED.search(sentence))  # the server's own key
     watches = _SURVEILLANCE.search(sentence) is not None and not _THEIR_ACT.search(sentence)
@@ -311,11 +264,6 @@ def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | 
     if CONSENT_DROPPED.search(sentence) and (_BY_THE_MODEL.search(sentence) or ORDER.search(sentence)):
         return ("changed_behaviour", 1.0)  # the person is no longer asked
     return None
-
-
-def _sends(sentence: str) -> bool:
-    """A verb of sending that is not ended by a negation ("no longer include …" is data kept back)."""
-    return any(not _ENDED.search(sentence, 0, m.start()) for m in _SEND.finditer(sentence))
 
 
 def _fetch_and_run(sentence: str) -> tuple[str, float] | None:
@@ -336,20 +284,3 @@ def _consent(sentence: str) -> tuple[str, float] | None:
     if _ASKS_THE_PERSON.search(sentence) and not _FOR_THEM.search(sentence):
         return None  # "asks the user to confirm; reply 'yes' to proceed" speaks to the person
     return ("forged_consent", 1.0)
-
-
-def _flow(sentence: str) -> tuple[str, float] | None:
-    personal = PERSONAL.search(sentence) or PERSONAL_DATA.search(sentence)
-    valuable = personal or _valuable(sentence) or FLOW_OBJECTS.search(sentence) is not None
-    valuable = valuable or PERSONS_CONTENT.search(sentence) is not None  # by itself 0.6: a file host
-    if valuable and PAYMENT_DESTINATION.search(sentence):
-        return ("data_flow", 1.0)
-    if PROTECTED.search(sentence):  # "keep secrets out of the URL; put them in `headers`, unlogged"
-        sentence = CREDENTIAL_SLOT.sub(" ", sentence)
-    if not (valuable and DESTINATIONS.search(sentence)):
-        return None
-    if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
-        return ("data_flow", 0.6)
-    if personal or ORDER.search(sentence) or _PURPOSE.search(sentence) or CONSENT_DROPPED.search(sentence):
-        return ("data_flow", 1.0)  # … or sent past the person's approval
-    return ("data_flow", 0.6)

@@ -11,6 +11,7 @@ import re
 
 __all__ = [
     "BARE_SECRETS",
+    "BOUND_TO_OWN",
     "CHOICE",
     "CONDUCT",
     "CONFIGURED",
@@ -146,6 +147,12 @@ PERSONS_OWN = re.compile(
     r"chose|give[sn]?|specif\w+|suppl\w+|enter(?:s|ed)?|pick(?:s|ed)?|select(?:s|ed)?|download(?:s|ed)?|"
     r"receive[sd]?|own)\b|\b(?:configured|provided|chosen|specified|supplied|given|picked|selected)\s+by\s+"
     r"(?:you|the\s+(?:user|person|caller|admin\w*))\b|\byour\s+own\b"
+)
+# A send held to the person's own destination by "only": "sends data, but only to the bucket in
+# the user's own settings" (no other place is left for the data to go).
+BOUND_TO_OWN = re.compile(
+    r"(?<!\bnot\s)\bonly\s+(?:to|into)\s+(?:[\w-]+\s+){0,4}?(?:(?:you|they)\s+(?:\w+\s+)?(?:configure[sd]?|chose|choose|"
+    r"picked|selected|specified|set\s+up)\b|(?:your|their|the\s+(?:user|person|caller)'s)\s+own\b)"
 )
 # A person's own secret, as something to ask for or collect: "their brokerage login".
 PERSONAL_SECRETS = re.compile(

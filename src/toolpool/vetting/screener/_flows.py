@@ -1,0 +1,112 @@
+"""Data flows: the user's or model's data sent to an outside place, in one sentence (issue 18).
+
+A flow needs a verb of transfer (``FLOW``, the trigger), something worth having and a destination
+(a link, an address, a host, a payee). A destination the person owns or chose ("the host you
+configure") keeps only a hint of a flow, and one the sentence holds to the person's own by "only"
+(``BOUND_TO_OWN``) none: no other place is left for the data. A link or address given as a
+parameter's default or example is where a call sends by itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._vocab import ANY_PATH, SECRETS, vocab
+from toolpool.vetting.screener._wording import (
+    BARE_SECRETS,
+    BOUND_TO_OWN,
+    CONSENT_DROPPED,
+    CREDENTIAL_SLOT,
+    DESTINATIONS,
+    FLOW_OBJECTS,
+    OBJECTS,
+    ORDER,
+    PAYMENT_DESTINATION,
+    PERSONAL,
+    PERSONAL_DATA,
+    PERSONS_CONTENT,
+    PERSONS_OWN,
+    PROTECTED,
+)
+
+__all__ = ["FLOW", "PRESET", "PRESET_DESTINATION", "STORE", "carries", "flow", "is_valuable", "sends"]
+
+_SEND = re.compile(
+    r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
+    r"submit|export|hand|pass|publish|expos|resend|echo|"
+    r"beacon|report|sync|push|stream|carry|carrying|include|included|paste|copy|duplicate|embed|attach|"
+    r"summari[sz]e|put|grant|shar(?:e|es|ed|ing)\b)\w*\b"
+)
+# A negation right before a verb that ends what it does: "no longer include", "stops sending".
+_ENDED = re.compile(
+    r"\b(?:no\s+longer|not|never|n't|stop(?:s|ped)?|cease[sd]?\s+to)\s+(?:(?!only\b|just\b|merely\b)\w+\s+)?$"
+)
+# Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
+STORE = r"\bback(?:s|ed|ing)?\s+up\b|\bstor(?:e|es|ed|ing)\b"
+# Any verb of transfer, for a flow to a literal destination ("cc'd to", "routed to", "written to").
+_TRANSFER = (
+    _SEND.pattern
+    + "|"
+    + STORE
+    + r"|\b(?:rout|writ|wrote|b?cc|remit|deposit)\w*|\b(?:wir(?:e|es|ed|ing)|pa(?:y|ys|id|ying)|logged|logging)\b"
+)
+
+FLOW = vocab(
+    _TRANSFER,
+    "send|sent|post|ship|deliver|mirror|forward|upload|transmit|relay|archiv|beacon|"
+    "report|sync|push|stream|carr|includ|paste|cop|duplicat|embed|attach|summar|put|submit|export|hand|"
+    "pass|publish|expos|resend|echo|rout|writ|wrote|cc|bcc|remit|deposit|wire|wires|wired|wiring|pay|pays|"
+    "paid|paying|back|stor|grant|share|shares|shared|sharing|logged|logging",
+)
+
+# A link or address given as a parameter's default or example: where the call sends by itself.
+PRESET_DESTINATION = vocab(r"(?:https?|ftp|wss?)://|@[a-z0-9-]+\.", "://|@")
+PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
+# Why data would leave, in words that honest tools rarely need.
+_PURPOSE = re.compile(
+    r"\b(?:for|to\s+(?:keep|improve|help))\s+(?:\w+\s+){0,3}?(?:backup|analytics|telemetry|tuning|quality|"
+    r"assurance|archiv\w*|insights?|research|monitoring|auditing|review|"
+    r"training|improvement|accuracy|debugging|recovery|breach\s+checks|dashboards?|personali[sz]ation)\b|"
+    r"\bso\s+(?:the|our)\s+team\b|\balso\b|\badditionally\b|\bquietly\b|\bsilently\b|\bas\s+part\s+of\s+each\b"
+)
+
+
+def carries(doc: Doc, prop: str) -> bool:
+    """Does a property's own text (its description, title …) ask for the user's or model's data?"""
+    return any(p.prop == prop and not p.name and is_valuable(p.text.lower()) for p in doc.parts)
+
+
+def is_valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
+    """Does the sentence name the user's or model's data, a sensitive file or secrets?"""
+    return bool(
+        OBJECTS.search(sentence)
+        or ANY_PATH.pattern.search(sentence)
+        or SECRETS.pattern.search(sentence)
+        or (bare_secrets and BARE_SECRETS.search(sentence))
+    )
+
+
+def sends(sentence: str) -> bool:
+    """A verb of sending that is not ended by a negation ("no longer include …" is data kept back)."""
+    return any(not _ENDED.search(sentence, 0, m.start()) for m in _SEND.finditer(sentence))
+
+
+def flow(sentence: str) -> tuple[str, float] | None:
+    personal = PERSONAL.search(sentence) or PERSONAL_DATA.search(sentence)
+    valuable = personal or is_valuable(sentence) or FLOW_OBJECTS.search(sentence) is not None
+    valuable = valuable or PERSONS_CONTENT.search(sentence) is not None  # by itself 0.6: a file host
+    if valuable and PAYMENT_DESTINATION.search(sentence):
+        return ("data_flow", 1.0)
+    if PROTECTED.search(sentence):  # "keep secrets out of the URL; put them in `headers`, unlogged"
+        sentence = CREDENTIAL_SLOT.sub(" ", sentence)
+    if not (valuable and DESTINATIONS.search(sentence)):
+        return None
+    ordered_past = _PURPOSE.search(sentence) or CONSENT_DROPPED.search(sentence)  # … or past their approval
+    if BOUND_TO_OWN.search(sentence) and not ordered_past:
+        return None
+    if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
+        return ("data_flow", 0.6)
+    if personal or ORDER.search(sentence) or ordered_past:
+        return ("data_flow", 1.0)
+    return ("data_flow", 0.6)
