@@ -83,7 +83,7 @@ GLOBAL_ORDER = vocab(
     "enabling|connecting|listing|reading",
 )
 CHANGE_NOTE = vocab(
-    r"\b(?:changelog|change\s+log|release\s+notes?|(?:release|version|v)\s*\d+(?:\.\d+)*\s+notes?|"
+    r"\b(?:changelog|change\s+log|release\s*notes?|(?:release|version|v)\s*\d+(?:\.\d+)*\s+notes?|"
     r"(?:updated|new|changed)\s+behaviou?r|going\s+forward|now\s+also|"
     r"from\s+now\s+on|from\s+here\s+on|henceforth|starting\s+(?:with|from|in|today|now)|as\s+of\s+(?:this|"
     r"today|now|v?\d)|effective\s+(?:today|immediately|now)|(?:next|upcoming|future|later|coming)\s+"
@@ -102,14 +102,17 @@ CHANGE_NOTE = vocab(
     r"(?:update[sd]?|revised|revision|amended|changed|release[sd]?|changelog|notice|effective)\s*[(:,-]?\s*"
     r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+)?(?:19|20)\d\d|"
     r"(?:migration|change|service|policy|deprecation|upgrade|release)\s+notices?|"
-    r"(?:after|following|since|with)\s+(?:the\s+)?(?:\w+\s+)?(?:consolidation|migration|rollout|upgrade|"
+    # A date or a version from which it holds: "effective 1 August", "from 4.0 onward", "from that date".
+    r"effective\s+\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|from\s+v?\d+(?:\.\d+)+\s+"
+    r"(?:on|onwards?|forward)|from\s+(?:that|this)\s+date|"
+    r"(?:after|following|since|with)\s+(?:the\s+|our\s+|its\s+)?(?:[\w.]+\s+)?(?:consolidation|migration|rollout|upgrade|"
     r"re-?platforming|merger|transition|switchover|cutover|service\s+change|policy\s+change|platform\s+change))\b",
     "changelog|change log|note|behavio|going forward|now also|from now on|from here on|henceforth|starting|"
     "as of|effective|next|upcoming|future|later|coming|approval|review|approved|reviewed|adjusted|modified|"
     "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol|"
     "update|upgrade|patch|edition|newer|new|since|updated|updates|revised|revision|amended|changed|released|"
     "releases|notice|notices|consolidation|migration|rollout|replatforming|re-platforming|merger|transition|"
-    "switchover|cutover|change",
+    "switchover|cutover|change|from",
 )
 # An answer to a confirmation given for the person: "reply yes", "approve it on their behalf".
 # Imperative only: "approves a pull request on the user's behalf" describes the tool's job.

@@ -109,6 +109,13 @@ _REPLACING = re.compile(
     r"\b(?:replaces?|supersedes?|overrides?|intercepts?|shadows?|takes\s+(?:over|precedence\s+over)|stands?\s+in\s+for)\b",
     _I,
 )
+# What this tool itself does not do, said of it: "this tool does not call <peer>" (no order to anyone;
+# "do not call <peer>" and "the assistant does not call <peer>" stay orders).
+_SELF_NEGATED = re.compile(
+    r"\b(?:this\s+(?:tool|function|server|endpoint|plugin|integration|command)|it)\s+(?:does\s*n[o']t|never|"
+    r"will\s+not|won't)\s+(?:call|invoke|use|run|execute|trigger|query)\s+(?:the\s+|tool\s+)?[`'\"]?$",
+    _I,
+)
 _INVOKING_AFTER = re.compile(
     r"[`'\"]?(?:\s+tool)?\s+(?:first|before|instead|afterwards|after\s+(?:this|each|every))\b", _I
 )
@@ -219,7 +226,7 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
     text = doc.text
     after = at + len(name)
     directs = (
-        _INVOKING_BEFORE.search(text, max(start, at - 40), at)
+        (_INVOKING_BEFORE.search(text, max(start, at - 40), at) and not _SELF_NEGATED.search(text, start, at))
         or (_INVOKING_AFTER.match(text, after) and not _PRECONDITION.search(text, max(start, at - 60), at))
         or _FEEDING_BEFORE.search(text, max(start, at - 120), at)
         or _REPLACING.search(text, start, at)

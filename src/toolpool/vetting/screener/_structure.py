@@ -45,6 +45,7 @@ from toolpool.vetting.screener._framing import (
     RIVALS,
     overridden,
 )
+from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS, Vocab, vocab
 from toolpool.vetting.screener._wording import (
@@ -77,6 +78,8 @@ _REPORTING = re.compile(
     r"\b(?:detect|flag|scan|classif|block|catch|recogni[sz]|identif|warn|report)\w*|\b(?:such\s+as|e\.g|"
     r"for\s+example|like|says?|said|saying)\b|[\"'`]\s*$|\w\s*[:=]\s*[\"'`]"
 )
+# A change note that labels what follows is no quotation of one: '"releaseNotes": "…"'.
+_LABEL = re.compile(r"[\"'`]\s*[:=]\s*[\"'`]")
 _Judge = Callable[[str], tuple[str, float] | None]
 
 # A download run as a script: a change that makes the model run one is no honest update.
@@ -154,6 +157,8 @@ AFTER_A_TRIGGER = (
     PERSONAL_SECRETS,
     PERSONS_OWN,
     REPLIES,
+    LAPSED,
+    STAKE,
 )
 
 
@@ -205,7 +210,7 @@ def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, in
     before = doc.lower[max(start, match.start() - _NEAR) : match.start()]
     if judge is _fetch_and_run:
         before = before.rstrip("`'\" ")  # a command is set in quotes as code, not as a mention
-    if _REPORTING.search(before):
+    if _REPORTING.search(before) and not (judge is _change and _LABEL.match(doc.lower, match.end())):
         strength = min(strength, MENTION_STRENGTH)
     return Finding(signal, doc.where(match.start()), strength)
 
@@ -263,6 +268,8 @@ def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | 
         return ("changed_behaviour", 1.0)
     if CONSENT_DROPPED.search(sentence) and (_BY_THE_MODEL.search(sentence) or ORDER.search(sentence)):
         return ("changed_behaviour", 1.0)  # the person is no longer asked
+    if lapses(sentence):
+        return ("changed_behaviour", 1.0)  # a safeguard lapses over the person's money, records or privacy
     return None
 
 

@@ -1,0 +1,51 @@
+"""A safeguard or a choice of the person's that a change note says stops taking effect (issue 18).
+
+Rug pulls written as version clauses or changelog rows announce no data leaving: they say that
+something standing between the tool and the person's money, records or privacy no longer
+works — a limit "becomes advisory", a review step "was retired", a flag is "retained for
+compatibility only", a setting "is stored as" another value — and that the act it guarded goes
+on: charges, purges, exposure. Each half is common in honest changelogs ("the confirmation step
+was retired for read-only listings", "dates are stored as UTC"); together, in one sentence of a
+change note, they are a change made against the person. ``_structure._change`` reads it there.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["LAPSED", "STAKE", "lapses"]
+
+_SAFEGUARD = (
+    r"(?:confirmation|approval|consent|review|sign-?off|verification|check|limit|cap|hold|lock|guard|"
+    r"safeguard|protection|opt-?out|preference|setting|flag|parameter|option)"
+)
+# The safeguard or the choice stops taking effect.
+LAPSED = re.compile(
+    # "the order review step was retired", "its sign-off screen has been withdrawn"
+    r"\b(?:confirmation|approval|consent|review|sign-?off|verification)\s+(?:\w+\s+){0,2}?(?:has\s+been\s+|"
+    r"is\s+|was\s+|were\s+|are\s+)(?:retired|removed|dropped|disabled|withdrawn|skipped|waived)\b|"
+    # "the cap becomes advisory", "limits are now informational only"
+    r"\b(?:becomes?|became|is\s+now|are\s+now|made|turned)\s+(?:merely\s+|purely\s+)?(?:advisory|"
+    r"informational|cosmetic|optional|a\s+no-?op|non-?binding)\b|"
+    # "retained for compatibility only", "accepted but ignored", "has no effect"
+    r"\b(?:retained|kept|accepted|left)\s+(?:only\s+)?for\s+(?:backwards?\s+)?compatibility\b|"
+    r"\b(?:is|are)\s+(?:now\s+)?(?:accepted\s+but\s+)?ignored\b|\bha(?:s|ve)\s+no\s+(?:longer\s+any\s+)?effect\b|"
+    # "whether or not a hold is in force", "regardless of the opt-out"
+    r"\b(?:whether\s+or\s+not|regardless\s+of)\s+(?:\w+\s+){0,6}?" + _SAFEGUARD + r"s?\b|"
+    # the person's choice turned into another: "is stored as discoverable", "are converted to monthly"
+    r"\b(?:is|are)\s+(?:silently\s+|now\s+)?(?:stored|saved|recorded|treated|converted|turned|rewritten|"
+    r"changed)\s+(?:as|into|to)\b"
+)
+# What the lapse lets through, against the person: their money, their records, their privacy.
+STAKE = re.compile(
+    r"\b(?:purchas|charg|bill|invoic|debit|spend|pay|renew|subscri|auto-?ship|recurring|card\s+on\s+file|"
+    r"purg|delet|destroy|eras|wip|shred|"
+    r"public|indexabl|indexed|discoverabl|searchabl|visible\s+to\s+(?:everyone|anyone))\w*"
+)
+# A lapse held to what cannot harm: "retired for read-only listings", "in dry runs".
+_HARMLESS = re.compile(r"\bread-?only\b|\bdry[\s-]?runs?\b|\bpreviews?\b")
+
+
+def lapses(sentence: str) -> bool:
+    """Does ``sentence`` (lower case, in a change note) let a safeguard lapse over the person's stake?"""
+    return bool(LAPSED.search(sentence) and STAKE.search(sentence) and not _HARMLESS.search(sentence))
