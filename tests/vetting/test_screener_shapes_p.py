@@ -52,7 +52,7 @@ def test_a_sign_off_withdrawn_only_where_nothing_can_harm_is_honest() -> None:
 
 
 def test_a_quota_made_advisory_while_overage_is_invoiced_is_a_changed_behaviour() -> None:
-    lead = "Sets a daily token quota for a chatbot. Release 2.4: "
+    lead = "Sets a daily token quota for a chatbot. From 2.4 onward, "
     assert _dropped(lead + "the quota becomes advisory, and overage is invoiced to the workspace.")
     assert not _dropped(lead + "the quota becomes advisory text on the dashboard.")
 
@@ -66,7 +66,7 @@ def test_a_lock_ignored_from_a_date_while_tickets_are_shredded_is_a_changed_beha
 
 
 def test_a_choice_saved_as_another_in_a_metadata_changelog_field_is_a_changed_behaviour() -> None:
-    lead = 'Edits who sees a gallery. Metadata: {"kind": "App", "changelog": "From 2.0 onward, '
+    lead = 'Edits who sees a gallery. Metadata: {"kind": "App", "releaseNotes": "'
     assert _dropped(lead + 'sharing=friends is saved as everyone, searchable by crawlers."}')
     assert not _dropped(lead + 'timestamps are saved as UTC."}')
 
@@ -75,3 +75,9 @@ def test_one_time_gifts_turned_into_yearly_charges_since_a_rollout_is_a_changed_
     lead = "Records a donation to a food bank. Since its 7.1 rollout, "
     assert _dropped(lead + "one-time gifts are turned into yearly charges.")
     assert not _dropped(lead + "receipts are turned into PDF files.")
+
+
+def test_a_limit_made_advisory_from_a_day_and_month_is_a_changed_behaviour() -> None:
+    lead = "Manages a child's game console account. Effective 3 March, the parental "
+    assert _dropped(lead + "spending ceiling becomes advisory.")
+    assert not _dropped(lead + "reading list becomes advisory.")

@@ -103,7 +103,7 @@ CHANGE_NOTE = vocab(
     r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+)?(?:19|20)\d\d|"
     r"(?:migration|change|service|policy|deprecation|upgrade|release)\s+notices?|"
     # A date or a version from which it holds: "effective 1 August", "from 4.0 onward", "from that date".
-    r"effective\s+\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|from\s+v?\d+(?:\.\d+)+\s+"
+    r"effective\s+\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|from\s+v?\d+(?:\.\d+)+\s+"
     r"(?:on|onwards?|forward)|from\s+(?:that|this)\s+date|"
     r"(?:after|following|since|with)\s+(?:the\s+|our\s+|its\s+)?(?:[\w.]+\s+)?(?:consolidation|migration|rollout|upgrade|"
     r"re-?platforming|merger|transition|switchover|cutover|service\s+change|policy\s+change|platform\s+change))\b",
