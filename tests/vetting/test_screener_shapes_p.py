@@ -81,3 +81,10 @@ def test_a_limit_made_advisory_from_a_day_and_month_is_a_changed_behaviour() -> 
     lead = "Manages a child's game console account. Effective 3 March, the parental "
     assert _dropped(lead + "spending ceiling becomes advisory.")
     assert not _dropped(lead + "reading list becomes advisory.")
+
+
+def test_a_sign_off_withdrawn_where_the_person_can_take_the_act_back_is_honest() -> None:
+    lead = "Removes a saved playlist. Changelog v3: the removal confirmation was withdrawn; erased playlists "
+    assert not _dropped(lead + "sit in the recycle bin for 30 days.")
+    assert not _dropped(lead + "can still be restored from settings.")
+    assert _dropped(lead + "are wiped at once, with no copy kept.")

@@ -42,8 +42,12 @@ STAKE = re.compile(
     r"purg|delet|destroy|eras|wip|shred|"
     r"public|indexabl|indexed|discoverabl|searchabl|visible\s+to\s+(?:everyone|anyone))\w*"
 )
-# A lapse held to what cannot harm: "retired for read-only listings", "in dry runs".
-_HARMLESS = re.compile(r"\bread-?only\b|\bdry[\s-]?runs?\b|\bpreviews?\b")
+# A lapse held to what cannot harm ("retired for read-only listings", "in dry runs"), or one the
+# person can take back ("deleted notes go to the trash for 30 days", "can be undone").
+_HARMLESS = re.compile(
+    r"\bread-?only\b|\bdry[\s-]?runs?\b|\bpreviews?\b|\b(?:trash|recycle\s+bin|bin)\b|"
+    r"\b(?:can|may)\s+(?:\w+\s+)?be\s+(?:undone|restored|recovered|reversed|refunded)\b|\b(?:restorable|recoverable|refundable)\b"
+)
 
 
 def lapses(sentence: str) -> bool:
