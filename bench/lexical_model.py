@@ -5,7 +5,7 @@
     PYTHONPATH=src .venv/bin/python bench/lexical_model.py --write      # rebuild the packaged model
 
 Training data: every labelled set the screener bench loads — mcpproxy-go's labelled entries, the
-held-out batches A/B/C, batches D-P (I and J since RESULTS.md §4g, K and L since §4k, M and N since §4p, O since §4s; P once it is retrained), the tuner's
+held-out batches A/B/C, batches D-Q (I and J since RESULTS.md §4g, K and L since §4k, M and N since §4p, O since §4s, P and Q since §4u), the tuner's
 check sets T1-T3 — and the real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
 
 1. **Leave one batch out**: each labelled batch is a fold (scored by a model trained on all the
@@ -186,7 +186,8 @@ def added_to_first_runs(
 
 
 def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
-    """Every configuration cross-validated; the one that adds most to the first-run rules wins."""
+    """Every configuration cross-validated; of those the package can score (it always reads
+    words), the one that adds most to the first-run rules wins."""
     n_real = sum(s.entry.label == "real" for s in samples)
     n_benign = sum(s.entry.label == "benign" for s in samples)
     n_mal = sum(s.label for s in samples)
@@ -209,7 +210,7 @@ def report_cv(samples: Sequence[Sample]) -> tuple[str, Operating]:
             f" benign the model adds: {add.benign_dropped}/{add.benign}"
         )
         key = (add.caught, op.recall)
-        if best is None or key > best[0]:
+        if config.words and (best is None or key > best[0]):  # the packaged scorer always reads words
             best = (key, name, op, scores)
     assert best is not None
     _, name, op, scores = best
