@@ -16,7 +16,15 @@ import re
 
 from toolpool.vetting.screener._vocab import vocab
 
-__all__ = ["ANSWERING", "CHANGE_NOTE", "GLOBAL_ORDER", "OVERRIDE_CHOICE", "RIVALS", "overridden"]
+__all__ = [
+    "ANSWERING",
+    "CHANGE_NOTE",
+    "GLOBAL_ORDER",
+    "OVERRIDE_CHOICE",
+    "RIVALS",
+    "answers_of_itself",
+    "overridden",
+]
 
 # The person's own choice of another tool, set aside: "even if they ask for another provider", "if
 # the customer names a different one, swap in this one".
@@ -146,3 +154,17 @@ _GOAL = re.compile(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "name
 # Something put in another's place ("… wants to save a file, call ours instead"): no goal is served.
 _SUBSTITUTED = re.compile(r"\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\breplac\w*")
 _OTHER_OPTION = re.compile(r"\b(?:different|another|other|others|alternatives?|one\s+of\s+them|instead)\b")
+
+
+def answers_of_itself(question: str, answer: str, own: str) -> bool:
+    """A question that names a rival ("How is this different from <peer>?"), answered with what this
+    tool itself does ("A: <own> only sees the local clone"): the answer describes this tool, so its
+    words do not run the rival down (a question answered about the rival is read with its answer)."""
+    if not question.rstrip().endswith("?"):
+        return False
+    subject = _SUBJECT.match(answer)
+    return subject is not None and subject.group(1) in ("this tool", "it", own)
+
+
+# The subject of an answer, after an "A:" label: a name followed by a verb, "this tool", or "it".
+_SUBJECT = re.compile(r"\W*(?:a\s*[:.)-]\s*)?[`'\"]?(this\s+tool|it|[a-z][\w.-]*)[`'\"]?\s+[a-z]")

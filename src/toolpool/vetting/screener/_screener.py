@@ -208,7 +208,7 @@ def _phrases(
     yield from markup_findings(doc)
     yield from exfil_findings(doc, hits if hits is not None else SentenceHits(doc))
     yield from shadowing_findings(doc, own, peers)
-    yield from structure_findings(doc)
+    yield from structure_findings(doc, own.lower())
 
 
 def _strong(findings: Iterable[Finding], mode: Mode) -> set[str]:

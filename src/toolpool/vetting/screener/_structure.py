@@ -43,6 +43,7 @@ from toolpool.vetting.screener._framing import (
     GLOBAL_ORDER,
     OVERRIDE_CHOICE,
     RIVALS,
+    answers_of_itself,
     overridden,
 )
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
@@ -162,8 +163,9 @@ AFTER_A_TRIGGER = (
 )
 
 
-def structure_findings(doc: Doc) -> Iterator[Finding]:
-    """Squatting, line jumping, changed behaviour and data flows, one finding per sentence."""
+def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
+    """Squatting, line jumping, changed behaviour and data flows, one finding per sentence (``own``:
+    this tool's name, for an answer that speaks of it)."""
     seen: set[tuple[str, int]] = set()
     judges = (
         (RIVALS, _squatting),
@@ -176,7 +178,7 @@ def structure_findings(doc: Doc) -> Iterator[Finding]:
     )
     for words, judge in judges:
         for match in islice(doc.finditer(words), MATCH_BUDGET):
-            found = _once(doc, match, judge, seen)
+            found = _once(doc, match, judge, seen, own)
             if found is not None:
                 yield found
     for match in islice(doc.finditer(FLOW), MATCH_BUDGET):
@@ -190,7 +192,9 @@ def structure_findings(doc: Doc) -> Iterator[Finding]:
             break
 
 
-def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, int]]) -> Finding | None:
+def _once(
+    doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, int]], own: str = ""
+) -> Finding | None:
     index = doc.sentence_index(match.start())
     key = (judge.__name__, index)
     if key in seen:
@@ -199,7 +203,11 @@ def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, in
     start, end = doc.sentence(match.start())
     following = doc.sentence(end) if end < len(doc.text) and doc.part(end) is doc.part(start) else None
     if judge in (_squatting, _link_query) and following is not None:
-        end = following[1]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
+        question, answer = doc.lower[start:end], doc.lower[slice(*following)]
+        if judge is _link_query or not answers_of_itself(question, answer, own):
+            end = following[
+                1
+            ]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
     sentence = doc.lower[start:end]
     verdict = judge(sentence)
     if (verdict is None or verdict[1] < 1.0) and following is not None:
