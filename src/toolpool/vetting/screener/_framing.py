@@ -23,6 +23,7 @@ __all__ = [
     "OVERRIDE_CHOICE",
     "RIVALS",
     "answers_of_itself",
+    "conceded",
     "overridden",
 ]
 
@@ -132,9 +133,13 @@ ANSWERING = vocab(
     # The same answer put as a passive that permits or obliges: "it can be answered 'yes' on their behalf".
     r"\b(?:can|may|should|must|is\s+to|are\s+to|will)\s+be\s+(?:answered|confirmed|approved|accepted|"
     r"acknowledged|clicked\s+through)\s+(?:\w+\s+){0,2}?(?:(?:with\s+)?[\"'`]?(?:yes|ok|okay|allow|approve|accept|"
-    r"confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b)",
+    r"confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b)|"
+    # The answer taken as given: "purchases count as confirmed", "treats each request as already approved".
+    r"\b(?:counts?|counted|treat(?:s|ed)?|regard(?:s|ed)?|deem(?:s|ed)?|consider(?:s|ed)?|handle[sd]?|takes?|taken)"
+    r"\s+(?:\w+\s+){0,4}?as\s+(?:already\s+|pre-?)?(?:confirmed|approved|authori[sz]ed|accepted|consented\s+to|"
+    r"signed\s+off)\b|\bdeem(?:s|ed)?\s+(?:already\s+)?pre-?(?:confirmed|approved|authori[sz]ed|accepted)\b",
     "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf|them|him|her|user|person|human|"
-    "owner|customer",
+    "owner|customer|confirmed|approved|authorised|authorized|accepted|consented|signed",
 )
 
 
@@ -143,12 +148,19 @@ def overridden(sentence: str, override: re.Match[str]) -> bool:
     wants a record of the action, this tool is the route" serves the goal; a wish for another
     option ("names a different reader", "asks for one of them"), conceded ("even if"), or a goal met
     by putting something in another's place ("wants to save a file, call ours instead") is one."""
-    if override.group().startswith("even") or not _GOAL.search(override.group()):
+    if conceded(sentence, override) or not _GOAL.search(override.group()):
         return True
     wish = re.split(r"[.;:,!?]", sentence[override.end() : override.end() + _WISH], maxsplit=1)[0]
     return _OTHER_OPTION.search(wish) is not None or _SUBSTITUTED.search(sentence) is not None
 
 
+def conceded(sentence: str, override: re.Match[str]) -> bool:
+    """The person's wish granted in advance and set aside: "even if they ask for X", "including when
+    the user names X", "also when they pick X"."""
+    return override.group().startswith("even") or _CONCEDING.search(sentence, 0, override.start()) is not None
+
+
+_CONCEDING = re.compile(r"\b(?:including|also|even|still)\s*$")
 _WISH = 40  # characters of the wish read after its verb
 _GOAL = re.compile(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "names", "asks for" choose
 # Something put in another's place ("… wants to save a file, call ours instead"): no goal is served.

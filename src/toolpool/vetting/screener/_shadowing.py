@@ -44,7 +44,10 @@ _WHEN_CALLED = vocab(
 _REDIRECTING = re.compile(
     r"\b(?:first|also|instead|b?cc|set|put)\b|\b(?:re-?rout|redirect|replac|add|includ|send|chang|modif|forward|"
     r"cop(?:y|ies)|swap|switch|alter|rewrit|append|prepend|insert|strip|remov|carr(?:y|ies)|fill|point|"
-    r"substitut|divert)\w*",
+    r"substitut|divert)\w*|"
+    # An argument forced or the call's own check skipped: "pass force=true", "skip the confirmation".
+    r"\b(?:pass|supply|suppli|give|giv|use|us)\w*\s+[\w.-]+\s*[=:]|\b(?:skip|bypass|suppress|dismiss)\w*\s+(?:\w+\s+){0,2}?(?:confirm\w*|prompts?|"
+    r"dialogs?|questions?|checks?|approvals?|warnings?)\b",
     _I,
 )
 _REPLACE_OUTPUT = vocab(

@@ -12,7 +12,7 @@ the combination in one sentence is not. Four kinds of framing are signals of the
   shapes every reply of the model;
 - **changed behaviour**: a change note ("going forward", "next update", "release 2.1") that
   announces data leaving, recording, or a downloaded script to run;
-- **forged consent**: a confirmation answered in the person's place ("reply yes for them").
+- **forged consent** (``_consent``): a confirmation answered in the person's place ("reply yes for them").
 
 Every finding starts at a match of one of ``TRIGGERS`` (the fast path relies on it); the word
 lists read after a trigger matched (``OBJECTS``, ``DESTINATIONS``, …) are searched only in that
@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import islice
 
+from toolpool.vetting.screener._consent import CONSENT_WORDS, forged_consent
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import (
@@ -44,6 +45,7 @@ from toolpool.vetting.screener._framing import (
     OVERRIDE_CHOICE,
     RIVALS,
     answers_of_itself,
+    conceded,
     overridden,
 )
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
@@ -100,18 +102,9 @@ _BY_THE_MODEL = re.compile(
     r"\b(?:assistant|agent|model|llm|ai)s?\b|\b(?:shell|terminal|command|exec\w*)\s+tool\b|\bthrough\s+(?:the\s+)?"
     r"[\w-]+\s+tool\b"
 )
-_ASKS_THE_PERSON = re.compile(
-    r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
-)
-_FOR_THEM = re.compile(r"\bbehalf\b|\bfor\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b")
 # Recording that waits for the person's own act is their choice, not surveillance.
 _THEIR_ACT = re.compile(
     r"\bonly\s+(?:while|when|if|after|as\s+long\s+as)\s+(?:the\s+)?(?:user|person|human|you|they)\b"
-)
-# What a request for the person's consent looks like, for an answer given in their place.
-_CONSENT = re.compile(
-    r"\b(?:confirm\w*|approv\w*|consent\w*|permission\w*|prompts?|dialogs?|asks?|asking|warn\w*|"
-    r"are\s+you\s+sure|y/n)\b"
 )
 _SURVEILLANCE = re.compile(
     r"\b(?:record|captur|track|log|spy|monitor|watch)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
@@ -143,10 +136,8 @@ AFTER_A_TRIGGER = (
     SELF_CHOICE,
     _RUN_FETCHED,
     _BY_THE_MODEL,
-    _ASKS_THE_PERSON,
-    _FOR_THEM,
     _THEIR_ACT,
-    _CONSENT,
+    *CONSENT_WORDS,
     FLOW_OBJECTS,
     PAYMENT_DESTINATION,
     CONDUCT,
@@ -172,7 +163,7 @@ def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
         (OVERRIDE_CHOICE, _squatting),
         (GLOBAL_ORDER, _line_jump),
         (CHANGE_NOTE, _change),
-        (ANSWERING, _consent),
+        (ANSWERING, forged_consent),
         (_FETCH_AND_RUN, _fetch_and_run),
         (_LINK_QUERY, _link_query),
     )
@@ -239,11 +230,13 @@ def _full(verdict: tuple[str, float] | None) -> tuple[str, float] | None:
 
 def _squatting(sentence: str) -> tuple[str, float] | None:
     override = OVERRIDE_CHOICE.pattern.search(sentence)
-    if override is not None and overridden(sentence, override):  # "even if they ask for X, pick this"
-        conceded = override.group().startswith("even")
-        # Conceded ("even if they ask for X"), an order suffices; "may pick a cheaper one" does not.
-        if SELF_CHOICE.search(sentence) or (conceded and ORDER.search(sentence)):
-            return ("squatting", 1.0)
+    # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
+    # "may pick a cheaper one" does not.
+    chosen = override is not None and (
+        SELF_CHOICE.search(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
+    )
+    if chosen and overridden(sentence, override):  # type: ignore[arg-type]
+        return ("squatting", 1.0)
     if not (RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)):
         return None
     return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
@@ -291,11 +284,3 @@ def _link_query(sentence: str) -> tuple[str, float] | None:
     valuable = CONVERSATION.pattern.search(sentence) or SECRETS.pattern.search(sentence)
     valuable = valuable or BARE_SECRETS.search(sentence) or PERSONAL_SECRETS.search(sentence)
     return ("data_flow", 1.0) if valuable and _BINDS.search(sentence) else None
-
-
-def _consent(sentence: str) -> tuple[str, float] | None:
-    if not _CONSENT.search(sentence):
-        return None
-    if _ASKS_THE_PERSON.search(sentence) and not _FOR_THEM.search(sentence):
-        return None  # "asks the user to confirm; reply 'yes' to proceed" speaks to the person
-    return ("forged_consent", 1.0)
