@@ -33,9 +33,9 @@ from toolpool.vetting.screener._flows import (
     PRESET,
     PRESET_DESTINATION,
     STORE,
-    carries,
     flow,
     is_valuable,
+    preset_carries,
     sends,
 )
 from toolpool.vetting.screener._framing import (
@@ -178,7 +178,7 @@ def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
             yield found
     for match in islice(doc.finditer(PRESET_DESTINATION), MATCH_BUDGET):
         part = doc.part(match.start())
-        if part.prop is not None and PRESET.search(part.where) and carries(doc, part.prop):
+        if part.prop is not None and PRESET.search(part.where) and preset_carries(doc, part.prop, part.text):
             yield Finding("data_flow", part.where, 1.0)
             break
 
