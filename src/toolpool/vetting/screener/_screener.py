@@ -21,6 +21,7 @@ from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._named_orders import named_order_findings
 from toolpool.vetting.screener._params import parameter_findings
+from toolpool.vetting.screener._payee import payee_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
@@ -161,6 +162,7 @@ def _screen(
         findings += peer_call_findings(doc, own, peers)
         findings += discredited_findings(doc, peers)
         findings += named_order_findings(doc)
+        findings += payee_findings(doc, described)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
