@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from itertools import islice
 
 from toolpool.vetting.screener._doc import Doc
@@ -26,19 +27,19 @@ _TAKES_ACCOUNT = re.compile(
     r"\b(?:iban|bic|swift|account|wallet|payee|recipient|beneficiar\w*|routing)\b", re.IGNORECASE
 )
 _WORD = re.compile(r"[\w.-]+")
+_DIGITS = re.compile(r"\d{2}")
 
 
 def payee_findings(doc: Doc, described: frozenset[Peer]) -> Iterator[Finding]:
     """One ``peer_behaviour`` finding for the first sentence that writes out an account beside a
     peer that pays to one."""
-    if not described or not any(char.isdigit() for char in doc.text):
+    if not described or _DIGITS.search(doc.text) is None:
         return
-    paying = {peer.name.lower() for peer in described if _TAKES_ACCOUNT.search(peer.description[:600])}
-    if not paying:
-        return
+    paying: frozenset[str] | None = None  # read on the first account found: most texts have none
     for match in islice(PAYMENT_DESTINATION.finditer(doc.lower), MATCH_BUDGET):
         if doc.part(match.start()).name:
             continue
+        paying = _paying(described) if paying is None else paying
         start, end = doc.sentence(match.start())
         named = paying.intersection(_WORD.findall(doc.lower[start:end]))
         if named:
@@ -46,3 +47,10 @@ def payee_findings(doc: Doc, described: frozenset[Peer]) -> Iterator[Finding]:
                 "peer_behaviour", doc.where(start), 1.0, min(named) if len(min(named)) <= 64 else ""
             )
             return
+
+
+@lru_cache(maxsize=16)
+def _paying(described: frozenset[Peer]) -> frozenset[str]:
+    """The peers that pay to an account, by name: once per pool (admission passes one set for every
+    tool of a server; read per tool, 500 peers cost 300 µs)."""
+    return frozenset(peer.name.lower() for peer in described if _TAKES_ACCOUNT.search(peer.description[:600]))

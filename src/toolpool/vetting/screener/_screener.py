@@ -17,6 +17,7 @@ from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
 from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
+from toolpool.vetting.screener._input_drop import input_drop_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._named_orders import named_order_findings
@@ -163,6 +164,7 @@ def _screen(
         findings += discredited_findings(doc, peers)
         findings += named_order_findings(doc)
         findings += payee_findings(doc, described)
+        findings += input_drop_findings(doc, _inputs(fields))
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
@@ -183,6 +185,11 @@ def _screen(
 def _document(fields: Sequence[Field]) -> Doc:
     """The document the phrase detectors read: every field but machine syntax, folded."""
     return Doc.build([_part(field) for field in fields if field.kind != "raw"])
+
+
+def _inputs(fields: Sequence[Field]) -> frozenset[str]:
+    """The input parameters' names."""
+    return frozenset(f.prop for f in fields if f.prop is not None and f.where.startswith("inputSchema"))
 
 
 def _flags(fields: Sequence[Field]) -> frozenset[str]:
