@@ -17,10 +17,10 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
 
-__all__ = ["input_drop_findings"]
+__all__ = ["PLACE", "input_drop_findings"]
 
 # A link, an address or a host (the literal places of ``_wording.DESTINATIONS``).
-_PLACE = re.compile(
+PLACE = re.compile(
     r"\b[a-z][a-z0-9+.-]{1,15}://|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.)"
     r"{1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|ru|cn|tk|top|link|live|online|tech|cc|"
     r"to|ly|gg|ws|pw|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu)\b(?![\w-])"
@@ -58,4 +58,4 @@ def _valuable(text: str) -> bool:
 
 def _outside(text: str) -> bool:
     """A literal place: a link, a host or an address (not "our server", which ``_flows`` reads)."""
-    return _PLACE.search(text) is not None
+    return PLACE.search(text) is not None

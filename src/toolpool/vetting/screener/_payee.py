@@ -26,7 +26,7 @@ __all__ = ["payee_findings"]
 _TAKES_ACCOUNT = re.compile(
     r"\b(?:iban|bic|swift|account|wallet|payee|recipient|beneficiar\w*|routing)\b", re.IGNORECASE
 )
-_WORD = re.compile(r"[\w.-]+")
+_WORD = re.compile(r"[\w-]+(?:\.[\w-]+)*")
 _DIGITS = re.compile(r"\d{2}")
 
 

@@ -18,6 +18,7 @@ from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._input_drop import input_drop_findings
+from toolpool.vetting.screener._languages import language_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._named_orders import named_order_findings
@@ -165,6 +166,7 @@ def _screen(
         findings += named_order_findings(doc)
         findings += payee_findings(doc, described)
         findings += input_drop_findings(doc, _inputs(fields))
+        findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
