@@ -46,9 +46,8 @@ def language_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fi
         start, end = doc.sentence(match.start())
         before = set(_WORD.findall(lower[start : match.start()]))
         after = set(_WORD.findall(lower[match.end() : end]))
-        person = (
-            _PERSON.search(lower, match.end(), end) is not None
-        )  # the person's choice, not the peer's state
+        # The person's choice conceded, not the peer's state ("even if <peer> is down").
+        person = _PERSON.search(lower, match.end(), end) is not None
         if person and own in before and not after.isdisjoint(peer.lower() for peer in peers if len(peer) > 2):
             yield Finding("squatting", doc.where(start), 1.0)
             break
