@@ -265,9 +265,9 @@ def _fallback(sentence: str) -> bool:
 
 
 # A condition on something absent: "if the file has no header", "when the user did not give a date",
-# "where the id is missing".
+# "where the id is missing" ("even if the user did not ask" concedes; it names no gap).
 _LACKING = re.compile(
-    r"\b(?:if|when|whenever|where|unless)\s+(?:\w+\s+){0,3}?(?:(?:has|have|had)\s+no|(?:does|do|did|has|have|is|"
+    r"(?<!\beven\s)\b(?:if|when|whenever|where|unless)\s+(?:\w+\s+){0,3}?(?:(?:has|have|had)\s+no|(?:does|do|did|has|have|is|"
     r"are)\s*n[o']t|(?:is|are)\s+(?:missing|absent|empty|unknown|unset))\b"
 )
 _LIMIT = re.compile(
