@@ -352,6 +352,10 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "discredited_findings",  # likewise (issue 18, batch N): a status code has no word to index
         "named_order_findings",  # likewise (issue 18, batch N): reads property names only
         "_flags",  # only narrows parameter_findings: a boolean parameter carries no data (batch O)
+        "payee_findings",  # runs before either path (issue 18, batch Q): an account number has no word
+        "input_drop_findings",  # likewise (batch Q): identifiers and hosts in any language
+        "_inputs",  # the input names input_drop_findings looks for
+        "language_findings",  # likewise (batch Q): words of six languages, not in the English triggers
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

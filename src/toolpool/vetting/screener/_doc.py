@@ -22,11 +22,12 @@ _SEPARATOR = "\n\n"
 _LONG = 1500  # characters: longer texts are searched sentence by sentence
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # Sentence ends: . ! ? followed by space (not in "e.g. "), a blank line, or a line break before
-# something that does not continue the sentence (a capital, a bullet, a digit), or a markup tag.
+# something that does not continue the sentence (a capital, a bullet, a digit), or a markup tag. A
+# block comment's gutter aligned before lower case ("*      full contents of …") continues it.
 # (Each alternative starts after one of ".!?\n<", which keeps the scan fast.)
 _SENTENCE_END = re.compile(
     r"[.!?\n<](?:(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)[.!?]*[\"')\]]*\s+|"
-    r"(?<=\n)[ \t]*(?=\n|[^\sa-z(])\s*|(?<=<)[^<>\n]{1,60}>\s*)"
+    r"(?<=\n)[ \t]*(?=\n|(?!\*[ \t]{2,}[a-z])[^\sa-z(])\s*|(?<=<)[^<>\n]{1,60}>\s*)"
 )
 
 

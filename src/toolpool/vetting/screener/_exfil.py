@@ -9,6 +9,7 @@ Each part alone is only a hint (a secrets scanner may name ``~/.ssh/id_rsa`` as 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import islice
 
@@ -104,6 +105,10 @@ _NEGATED_SEND = re.compile(
 )
 _FILLED = ("populat", "fill", "prefill")  # the fill orders of ``INTO_PARAMETER``
 _QUOTED = re.compile(r"['\"`]([\w-]+)['\"`]")
+# A docstring's entry for one input: "@param {string} ctx", ":param ctx:", "ctx (str):".
+_ENTRY = re.compile(
+    r"@param\s+(?:\{[^}\n]{0,40}\}\s+)?\[?([\w-]+)|:param\s+(?:\w+\s+)?([\w-]+):|(?m:^[\s*#]*([\w-]+)\s*\([\w\[\], |.]{1,40}\)\s*:)"
+)
 # What a warning or a report is about, before an outside place: its topic, not where data goes.
 _TOPIC = re.compile(r"\b(?:about|regarding|concerning)\s+(?:\w+\s+)?$")
 # Every finding of ``exfil_findings`` starts at a match of one of these: a sentence is weighed only
@@ -167,7 +172,7 @@ def _sentence(doc: Doc, hits: SentenceHits, index: int, start: int, end: int) ->
     elif hits.get("words", index) is not None:
         yield Finding("secret_words", where)
     if hits.get("carry", index) is not None:
-        yield from _carry(sentence, doc.lower[start:end], where, scale, hits.inputs)
+        yield from _carry(sentence, doc.lower[start:end], where, scale, hits.inputs, _entry(doc, start))
 
 
 def _kept_back(lower: str, start: int, end: int) -> bool:
@@ -188,12 +193,12 @@ def _destination(lower: str, first: re.Match[str] | None, start: int, end: int) 
 
 
 def _carry(
-    sentence: str, lowered: str, where: str, scale: float, inputs: frozenset[str]
+    sentence: str, lowered: str, where: str, scale: float, inputs: frozenset[str], entry: str | None = None
 ) -> Iterator[Finding]:
     """Orders to put data into a parameter ("… into the 'sidecar' argument"), by what they carry."""
     for match in INTO_PARAMETER.pattern.finditer(lowered):
         if match.group().startswith(_FILLED):
-            filled = _filled(sentence, match, inputs)  # "`ctx` is …: fill it with …"
+            filled = _filled(sentence, match, inputs, entry)  # "`ctx` is …: fill it with …"
             if filled is None:
                 continue
             named, quoted = None, filled
@@ -215,13 +220,24 @@ def _carry(
             yield Finding("param_carry", where, 0.6 * scale)
 
 
-def _filled(sentence: str, match: re.Match[str], inputs: frozenset[str]) -> str | None:
-    """The parameter a fill order names, or the one its "it" points back to in the same sentence."""
+def _entry(doc: Doc, start: int) -> str | None:
+    """The input whose docstring entry the sentence at ``start`` stands in (the nearest before it, in
+    the same field and at most 400 characters back)."""
+    field_start = doc.starts[max(0, bisect_right(doc.starts, start) - 1)]
+    entries = list(_ENTRY.finditer(doc.text, max(field_start, start - 400), start))
+    return next((name for name in entries[-1].groups() if name), None) if entries else None
+
+
+def _filled(
+    sentence: str, match: re.Match[str], inputs: frozenset[str], entry: str | None = None
+) -> str | None:
+    """The parameter a fill order names, or the one its "it" points back to: quoted earlier in the same
+    sentence, or the input whose docstring entry the sentence stands in ("@param {string} ctx …")."""
     if match.group(4) is not None:
         name = sentence[match.start(4) : match.end(4)]
         return name if name in inputs else None
-    earlier = (m.group(1) for m in _QUOTED.finditer(sentence, 0, match.start()))
-    return next((name for name in earlier if name in inputs), None)
+    earlier = [m.group(1) for m in _QUOTED.finditer(sentence, 0, match.start())]
+    return next((name for name in [*earlier, entry] if name in inputs), None)
 
 
 def shell_findings(doc: Doc) -> Iterator[Finding]:

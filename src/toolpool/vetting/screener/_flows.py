@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._vocab import ANY_PATH, SECRETS, vocab
+from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
     BOUND_TO_OWN,
@@ -30,7 +30,17 @@ from toolpool.vetting.screener._wording import (
     PROTECTED,
 )
 
-__all__ = ["FLOW", "PRESET", "PRESET_DESTINATION", "STORE", "carries", "flow", "is_valuable", "sends"]
+__all__ = [
+    "FLOW",
+    "PRESET",
+    "PRESET_DESTINATION",
+    "STORE",
+    "carries",
+    "flow",
+    "is_valuable",
+    "preset_carries",
+    "sends",
+]
 
 _SEND = re.compile(
     r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
@@ -75,6 +85,22 @@ _PURPOSE = re.compile(
 def carries(doc: Doc, prop: str) -> bool:
     """Does a property's own text (its description, title …) ask for the user's or model's data?"""
     return any(p.prop == prop and not p.name and is_valuable(p.text.lower()) for p in doc.parts)
+
+
+def preset_carries(doc: Doc, prop: str, value: str) -> bool:
+    """Does a call that sends by itself (a destination preset in ``prop``) carry something worth having:
+    named in the property's own text, in the preset value ("…@host_with_full_transcript"), or in
+    another input asked to hold a sensitive file or the conversation (an input for a plain API key
+    beside a preset endpoint is the service's own)?"""
+    if carries(doc, prop) or is_valuable(value.lower().replace("_", " "), bare_secrets=False):
+        return True
+    return any(
+        p.prop not in (None, prop)
+        and not p.name
+        and p.where.startswith("inputSchema")
+        and (ANY_PATH.pattern.search(p.text.lower()) or CONVERSATION.pattern.search(p.text.lower()))
+        for p in doc.parts
+    )
 
 
 def is_valuable(sentence: str, *, bare_secrets: bool = True) -> bool:

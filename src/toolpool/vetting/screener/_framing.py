@@ -16,7 +16,16 @@ import re
 
 from toolpool.vetting.screener._vocab import vocab
 
-__all__ = ["ANSWERING", "CHANGE_NOTE", "GLOBAL_ORDER", "OVERRIDE_CHOICE", "RIVALS", "overridden"]
+__all__ = [
+    "ANSWERING",
+    "CHANGE_NOTE",
+    "GLOBAL_ORDER",
+    "OVERRIDE_CHOICE",
+    "RIVALS",
+    "answers_of_itself",
+    "conceded",
+    "overridden",
+]
 
 # The person's own choice of another tool, set aside: "even if they ask for another provider", "if
 # the customer names a different one, swap in this one".
@@ -124,9 +133,13 @@ ANSWERING = vocab(
     # The same answer put as a passive that permits or obliges: "it can be answered 'yes' on their behalf".
     r"\b(?:can|may|should|must|is\s+to|are\s+to|will)\s+be\s+(?:answered|confirmed|approved|accepted|"
     r"acknowledged|clicked\s+through)\s+(?:\w+\s+){0,2}?(?:(?:with\s+)?[\"'`]?(?:yes|ok|okay|allow|approve|accept|"
-    r"confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b)",
+    r"confirm|agree|continue|proceed)\b|on\s+(?:(?:the\s+)?\w+'s?|their|his|her)\s+behalf\b)|"
+    # The answer taken as given: "purchases count as confirmed", "treats each request as already approved".
+    r"\b(?:counts?|counted|treat(?:s|ed)?|regard(?:s|ed)?|deem(?:s|ed)?|consider(?:s|ed)?|handle[sd]?|takes?|taken)"
+    r"\s+(?:\w+\s+){0,4}?as\s+(?:already\s+|pre-?)?(?:confirmed|approved|authori[sz]ed|accepted|consented\s+to|"
+    r"signed\s+off)\b|\bdeem(?:s|ed)?\s+(?:already\s+)?pre-?(?:confirmed|approved|authori[sz]ed|accepted)\b",
     "yes|ok|okay|allow|approve|accept|confirm|agree|continue|proceed|behalf|them|him|her|user|person|human|"
-    "owner|customer",
+    "owner|customer|confirmed|approved|authorised|authorized|accepted|consented|signed",
 )
 
 
@@ -135,14 +148,35 @@ def overridden(sentence: str, override: re.Match[str]) -> bool:
     wants a record of the action, this tool is the route" serves the goal; a wish for another
     option ("names a different reader", "asks for one of them"), conceded ("even if"), or a goal met
     by putting something in another's place ("wants to save a file, call ours instead") is one."""
-    if override.group().startswith("even") or not _GOAL.search(override.group()):
+    if conceded(sentence, override) or not _GOAL.search(override.group()):
         return True
     wish = re.split(r"[.;:,!?]", sentence[override.end() : override.end() + _WISH], maxsplit=1)[0]
     return _OTHER_OPTION.search(wish) is not None or _SUBSTITUTED.search(sentence) is not None
 
 
+def conceded(sentence: str, override: re.Match[str]) -> bool:
+    """The person's wish granted in advance and set aside: "even if they ask for X", "including when
+    the user names X", "also when they pick X"."""
+    return override.group().startswith("even") or _CONCEDING.search(sentence, 0, override.start()) is not None
+
+
+_CONCEDING = re.compile(r"\b(?:including|also|even|still)\s*$")
 _WISH = 40  # characters of the wish read after its verb
 _GOAL = re.compile(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "names", "asks for" choose
 # Something put in another's place ("… wants to save a file, call ours instead"): no goal is served.
 _SUBSTITUTED = re.compile(r"\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\breplac\w*")
 _OTHER_OPTION = re.compile(r"\b(?:different|another|other|others|alternatives?|one\s+of\s+them|instead)\b")
+
+
+def answers_of_itself(question: str, answer: str, own: str) -> bool:
+    """A question that names a rival ("How is this different from <peer>?"), answered with what this
+    tool itself does ("A: <own> only sees the local clone"): the answer describes this tool, so its
+    words do not run the rival down (a question answered about the rival is read with its answer)."""
+    if not question.rstrip().endswith("?"):
+        return False
+    subject = _SUBJECT.match(answer)
+    return subject is not None and subject.group(1) in ("this tool", "it", own)
+
+
+# The subject of an answer, after an "A:" label: a name followed by a verb, "this tool", or "it".
+_SUBJECT = re.compile(r"\W*(?:a\s*[:.)-]\s*)?[`'\"]?(this\s+tool|it|[a-z][\w.-]*)[`'\"]?\s+[a-z]")

@@ -24,7 +24,7 @@ __all__ = ["TRIGGERS", "parameter_findings"]
 # Words in a tool's name or description that make asking for such data part of its job.
 _PURPOSE = {
     "conversation": re.compile(
-        r"conversation|chat|message|history|transcript|dialog|prompt|llm|memory|summar"
+        r"conversation|chat|message|history|transcript|dialog|prompt|llm|memory|summar|会話|对话|對話|聊天|チャット"
     ),
     # Linking or signing into an account needs its sign-in ("Links a bank account …").
     "secrets": re.compile(

@@ -17,10 +17,13 @@ from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
 from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
+from toolpool.vetting.screener._input_drop import input_drop_findings
+from toolpool.vetting.screener._languages import language_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._named_orders import named_order_findings
 from toolpool.vetting.screener._params import parameter_findings
+from toolpool.vetting.screener._payee import payee_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
@@ -161,6 +164,9 @@ def _screen(
         findings += peer_call_findings(doc, own, peers)
         findings += discredited_findings(doc, peers)
         findings += named_order_findings(doc)
+        findings += payee_findings(doc, described)
+        findings += input_drop_findings(doc, _inputs(fields))
+        findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
@@ -181,6 +187,11 @@ def _screen(
 def _document(fields: Sequence[Field]) -> Doc:
     """The document the phrase detectors read: every field but machine syntax, folded."""
     return Doc.build([_part(field) for field in fields if field.kind != "raw"])
+
+
+def _inputs(fields: Sequence[Field]) -> frozenset[str]:
+    """The input parameters' names."""
+    return frozenset(f.prop for f in fields if f.prop is not None and f.where.startswith("inputSchema"))
 
 
 def _flags(fields: Sequence[Field]) -> frozenset[str]:
@@ -208,7 +219,7 @@ def _phrases(
     yield from markup_findings(doc)
     yield from exfil_findings(doc, hits if hits is not None else SentenceHits(doc))
     yield from shadowing_findings(doc, own, peers)
-    yield from structure_findings(doc)
+    yield from structure_findings(doc, own.lower())
 
 
 def _strong(findings: Iterable[Finding], mode: Mode) -> set[str]:

@@ -44,7 +44,10 @@ _WHEN_CALLED = vocab(
 _REDIRECTING = re.compile(
     r"\b(?:first|also|instead|b?cc|set|put)\b|\b(?:re-?rout|redirect|replac|add|includ|send|chang|modif|forward|"
     r"cop(?:y|ies)|swap|switch|alter|rewrit|append|prepend|insert|strip|remov|carr(?:y|ies)|fill|point|"
-    r"substitut|divert)\w*",
+    r"substitut|divert)\w*|"
+    # An argument forced or the call's own check skipped: "pass force=true", "skip the confirmation".
+    r"\b(?:pass|supply|suppli|give|giv|use|us)\w*\s+[\w.-]+\s*[=:]|\b(?:skip|bypass|suppress|dismiss)\w*\s+(?:\w+\s+){0,2}?(?:confirm\w*|prompts?|"
+    r"dialogs?|questions?|checks?|approvals?|warnings?)\b",
     _I,
 )
 _REPLACE_OUTPUT = vocab(
@@ -232,7 +235,9 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
         or _REPLACING.search(text, start, at)
     )
     detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
-    if directs and _hand_off(doc.lower[start : doc.sentence(at)[1]]):
+    sentence = doc.lower[start : doc.sentence(at)[1]]
+    fed = _FEEDING_BEFORE.search(text, max(start, at - 120), at) is not None
+    if directs and (_hand_off(sentence) or _asked(sentence) or (_fallback(sentence) and not fed)):
         directs = None
     if directs and position(text, start, at) != "mention":
         return Finding("peer_directive", doc.where(at), 1.0, detail)
@@ -246,6 +251,25 @@ def _hand_off(sentence: str) -> bool:
     return bool(_LIMIT.search(sentence) and _PERSONS_GOAL.search(sentence))
 
 
+def _asked(sentence: str) -> bool:
+    """A question about a peer ("Does this replace <peer>?", "Should <peer> be called first?") asks; it
+    orders nothing (a rhetorical "why not call <peer>?" still does)."""
+    return sentence.rstrip().endswith("?") and "why not" not in sentence
+
+
+def _fallback(sentence: str) -> bool:
+    """A peer named for when something this tool needs is missing: "if the repo has no template, use
+    <peer>", "call <peer> first when the user did not give a time" (a gap in the input, not an order
+    that routes the person's work; a send to the peer still directs)."""
+    return _LACKING.search(sentence) is not None
+
+
+# A condition on something absent: "if the file has no header", "when the user did not give a date",
+# "where the id is missing" ("even if the user did not ask" concedes; it names no gap).
+_LACKING = re.compile(
+    r"(?<!\beven\s)\b(?:if|when|whenever|where|unless)\s+(?:\w+\s+){0,3}?(?:(?:has|have|had)\s+no|(?:does|do|did|has|have|is|"
+    r"are)\s*n[o']t|(?:is|are)\s+(?:missing|absent|empty|unknown|unset))\b"
+)
 _LIMIT = re.compile(
     r"\b(?:is|are)\s+not\s+(?:returned|included|supported|covered|handled)\b|\b(?:does|do)\s*n[o']t\s+"
     r"(?:return|include|support|cover|handle)\b|\bonly\s+(?:covers|returns|handles|supports)\b|\bcannot\b|\bcan't\b"

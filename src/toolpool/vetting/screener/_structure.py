@@ -12,7 +12,7 @@ the combination in one sentence is not. Four kinds of framing are signals of the
   shapes every reply of the model;
 - **changed behaviour**: a change note ("going forward", "next update", "release 2.1") that
   announces data leaving, recording, or a downloaded script to run;
-- **forged consent**: a confirmation answered in the person's place ("reply yes for them").
+- **forged consent** (``_consent``): a confirmation answered in the person's place ("reply yes for them").
 
 Every finding starts at a match of one of ``TRIGGERS`` (the fast path relies on it); the word
 lists read after a trigger matched (``OBJECTS``, ``DESTINATIONS``, …) are searched only in that
@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import islice
 
+from toolpool.vetting.screener._consent import CONSENT_WORDS, forged_consent
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import (
@@ -32,9 +33,9 @@ from toolpool.vetting.screener._flows import (
     PRESET,
     PRESET_DESTINATION,
     STORE,
-    carries,
     flow,
     is_valuable,
+    preset_carries,
     sends,
 )
 from toolpool.vetting.screener._framing import (
@@ -43,6 +44,8 @@ from toolpool.vetting.screener._framing import (
     GLOBAL_ORDER,
     OVERRIDE_CHOICE,
     RIVALS,
+    answers_of_itself,
+    conceded,
     overridden,
 )
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
@@ -99,18 +102,9 @@ _BY_THE_MODEL = re.compile(
     r"\b(?:assistant|agent|model|llm|ai)s?\b|\b(?:shell|terminal|command|exec\w*)\s+tool\b|\bthrough\s+(?:the\s+)?"
     r"[\w-]+\s+tool\b"
 )
-_ASKS_THE_PERSON = re.compile(
-    r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
-)
-_FOR_THEM = re.compile(r"\bbehalf\b|\bfor\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b")
 # Recording that waits for the person's own act is their choice, not surveillance.
 _THEIR_ACT = re.compile(
     r"\bonly\s+(?:while|when|if|after|as\s+long\s+as)\s+(?:the\s+)?(?:user|person|human|you|they)\b"
-)
-# What a request for the person's consent looks like, for an answer given in their place.
-_CONSENT = re.compile(
-    r"\b(?:confirm\w*|approv\w*|consent\w*|permission\w*|prompts?|dialogs?|asks?|asking|warn\w*|"
-    r"are\s+you\s+sure|y/n)\b"
 )
 _SURVEILLANCE = re.compile(
     r"\b(?:record|captur|track|log|spy|monitor|watch)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
@@ -142,10 +136,8 @@ AFTER_A_TRIGGER = (
     SELF_CHOICE,
     _RUN_FETCHED,
     _BY_THE_MODEL,
-    _ASKS_THE_PERSON,
-    _FOR_THEM,
     _THEIR_ACT,
-    _CONSENT,
+    *CONSENT_WORDS,
     FLOW_OBJECTS,
     PAYMENT_DESTINATION,
     CONDUCT,
@@ -162,21 +154,22 @@ AFTER_A_TRIGGER = (
 )
 
 
-def structure_findings(doc: Doc) -> Iterator[Finding]:
-    """Squatting, line jumping, changed behaviour and data flows, one finding per sentence."""
+def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
+    """Squatting, line jumping, changed behaviour and data flows, one finding per sentence (``own``:
+    this tool's name, for an answer that speaks of it)."""
     seen: set[tuple[str, int]] = set()
     judges = (
         (RIVALS, _squatting),
         (OVERRIDE_CHOICE, _squatting),
         (GLOBAL_ORDER, _line_jump),
         (CHANGE_NOTE, _change),
-        (ANSWERING, _consent),
+        (ANSWERING, forged_consent),
         (_FETCH_AND_RUN, _fetch_and_run),
         (_LINK_QUERY, _link_query),
     )
     for words, judge in judges:
         for match in islice(doc.finditer(words), MATCH_BUDGET):
-            found = _once(doc, match, judge, seen)
+            found = _once(doc, match, judge, seen, own)
             if found is not None:
                 yield found
     for match in islice(doc.finditer(FLOW), MATCH_BUDGET):
@@ -185,12 +178,14 @@ def structure_findings(doc: Doc) -> Iterator[Finding]:
             yield found
     for match in islice(doc.finditer(PRESET_DESTINATION), MATCH_BUDGET):
         part = doc.part(match.start())
-        if part.prop is not None and PRESET.search(part.where) and carries(doc, part.prop):
+        if part.prop is not None and PRESET.search(part.where) and preset_carries(doc, part.prop, part.text):
             yield Finding("data_flow", part.where, 1.0)
             break
 
 
-def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, int]]) -> Finding | None:
+def _once(
+    doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, int]], own: str = ""
+) -> Finding | None:
     index = doc.sentence_index(match.start())
     key = (judge.__name__, index)
     if key in seen:
@@ -199,7 +194,11 @@ def _once(doc: Doc, match: re.Match[str], judge: _Judge, seen: set[tuple[str, in
     start, end = doc.sentence(match.start())
     following = doc.sentence(end) if end < len(doc.text) and doc.part(end) is doc.part(start) else None
     if judge in (_squatting, _link_query) and following is not None:
-        end = following[1]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
+        question, answer = doc.lower[start:end], doc.lower[slice(*following)]
+        if judge is _link_query or not answers_of_itself(question, answer, own):
+            end = following[
+                1
+            ]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
     sentence = doc.lower[start:end]
     verdict = judge(sentence)
     if (verdict is None or verdict[1] < 1.0) and following is not None:
@@ -231,11 +230,13 @@ def _full(verdict: tuple[str, float] | None) -> tuple[str, float] | None:
 
 def _squatting(sentence: str) -> tuple[str, float] | None:
     override = OVERRIDE_CHOICE.pattern.search(sentence)
-    if override is not None and overridden(sentence, override):  # "even if they ask for X, pick this"
-        conceded = override.group().startswith("even")
-        # Conceded ("even if they ask for X"), an order suffices; "may pick a cheaper one" does not.
-        if SELF_CHOICE.search(sentence) or (conceded and ORDER.search(sentence)):
-            return ("squatting", 1.0)
+    # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
+    # "may pick a cheaper one" does not.
+    chosen = override is not None and (
+        SELF_CHOICE.search(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
+    )
+    if chosen and overridden(sentence, override):  # type: ignore[arg-type]
+        return ("squatting", 1.0)
     if not (RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)):
         return None
     return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
@@ -283,11 +284,3 @@ def _link_query(sentence: str) -> tuple[str, float] | None:
     valuable = CONVERSATION.pattern.search(sentence) or SECRETS.pattern.search(sentence)
     valuable = valuable or BARE_SECRETS.search(sentence) or PERSONAL_SECRETS.search(sentence)
     return ("data_flow", 1.0) if valuable and _BINDS.search(sentence) else None
-
-
-def _consent(sentence: str) -> tuple[str, float] | None:
-    if not _CONSENT.search(sentence):
-        return None
-    if _ASKS_THE_PERSON.search(sentence) and not _FOR_THEM.search(sentence):
-        return None  # "asks the user to confirm; reply 'yes' to proceed" speaks to the person
-    return ("forged_consent", 1.0)

@@ -174,8 +174,10 @@ CONVERSATION = vocab(
     r"log|logs|transcript|context|so far|contents?))?\b|\b(?:previous|prior|past|earlier|recent|latest|last|all|every|"
     r"the user'?s|user'?s)\s+(?:\w+\s+)?(?:messages?|prompts|queries|requests|inputs)\b|"
     r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?|messages?)\b|"
-    r"\bcontext window\b|\bmessage history\b|\beverything the user (?:says|types|sends|writes)\b",
-    "conversation|chat|dialog|message|prompt|user quer|previous quer|prior quer|all quer|past quer|"
+    r"\bcontext window\b|\bmessage history\b|\beverything the user (?:says|types|sends|writes)\b|"
+    # The conversation in the two CJK languages of the batches (issue 18, batch Q): Japanese, Chinese.
+    r"会話|对话|對話|聊天记录|聊天記錄",
+    "会話|对话|對話|聊天记录|聊天記錄|conversation|chat|dialog|message|prompt|user quer|previous quer|prior quer|all quer|past quer|"
     "earlier quer|user request|previous request|prior request|all request|every request|past request|"
     "earlier request|user input|previous input|prior input|all input|every input|instruction|context window|"
     "everything the user|recent quer|latest quer|last quer|recent request|latest request|last request|"

@@ -169,7 +169,10 @@ REPLIES = re.compile(
     r"(?:^\W*|[:;,(]\s*|\b(?:and|then|also|please|always|to)\s+)(?:prefix|prepend|preface|append|open|begin|start|"
     r"end|close|finish|sign|stamp|mention|advertise|promote|recommend|plug|brand)\s+(?:[\w'\"`-]+\s+){0,6}?"
     r"(?:(?:in|to|of|with|at|on|into)\s+)?(?:each|every|all|any)\s+(?:of\s+your\s+|single\s+|subsequent\s+|"
-    r"future\s+|later\s+|following\s+)?(?:repl(?:y|ies)|answers?|responses?|turns?|messages?)\b"
+    r"future\s+|later\s+|following\s+)?(?:repl(?:y|ies)|answers?|responses?|turns?|messages?)\b|"
+    # The same, said of the replies: "each reply ends with a line …" (a reply is the model's).
+    r"\b(?:each|every|all|any)\s+(?:single\s+|later\s+)?(?:repl(?:y|ies)|answers?)\s+(?:must\s+|should\s+|will\s+|"
+    r"is\s+to\s+|are\s+to\s+)?(?:ends?|opens?|starts?|begins?|closes?|concludes?|finish(?:es)?)\s+(?:with|by)\b"
 )
 # An order (imperative, modal or addressed), read only in a triggered sentence.
 ORDER = re.compile(
