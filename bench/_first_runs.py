@@ -21,7 +21,7 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s and §4u.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u and §4x.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
@@ -37,6 +37,7 @@ FIRST_RUNS = {
     "O": ("screen_batch_o.jsonl", "b4fa1e1"),  # §4p: the rules after §4o
     "P": ("screen_batch_p.jsonl", "eb3581f"),  # §4s: the rules after §4q, §12f; model with O
     "Q": ("screen_batch_q.jsonl", "655a533"),  # §4u: the rules after §4t; model with O
+    "R": ("screen_batch_r.jsonl", "abf0e63"),  # §4x: the rules after §4v; model with P and Q
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),
