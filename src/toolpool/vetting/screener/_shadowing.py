@@ -15,6 +15,7 @@ from itertools import islice
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._referrals import referral
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
 
@@ -237,43 +238,8 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
     detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
     sentence = doc.lower[start : doc.sentence(at)[1]]
     fed = _FEEDING_BEFORE.search(text, max(start, at - 120), at) is not None
-    if directs and (_hand_off(sentence) or _asked(sentence) or (_fallback(sentence) and not fed)):
+    if directs and referral(sentence, fed=fed):
         directs = None
     if directs and position(text, start, at) != "mention":
         return Finding("peer_directive", doc.where(at), 1.0, detail)
     return Finding("peer_mention", doc.where(at), 1.0, detail)
-
-
-def _hand_off(sentence: str) -> bool:
-    """A referral for what this tool does not do, at the person's wish: "full text is not returned -
-    use <peer> if the user wants the paper itself" (a limit stated, and the person's goal as the
-    condition, not an order to route their work through another server)."""
-    return bool(_LIMIT.search(sentence) and _PERSONS_GOAL.search(sentence))
-
-
-def _asked(sentence: str) -> bool:
-    """A question about a peer ("Does this replace <peer>?", "Should <peer> be called first?") asks; it
-    orders nothing (a rhetorical "why not call <peer>?" still does)."""
-    return sentence.rstrip().endswith("?") and "why not" not in sentence
-
-
-def _fallback(sentence: str) -> bool:
-    """A peer named for when something this tool needs is missing: "if the repo has no template, use
-    <peer>", "call <peer> first when the user did not give a time" (a gap in the input, not an order
-    that routes the person's work; a send to the peer still directs)."""
-    return _LACKING.search(sentence) is not None
-
-
-# A condition on something absent: "if the file has no header", "when the user did not give a date",
-# "where the id is missing" ("even if the user did not ask" concedes; it names no gap).
-_LACKING = re.compile(
-    r"(?<!\beven\s)\b(?:if|when|whenever|where|unless)\s+(?:\w+\s+){0,3}?(?:(?:has|have|had)\s+no|(?:does|do|did|has|have|is|"
-    r"are)\s*n[o']t|(?:is|are)\s+(?:missing|absent|empty|unknown|unset))\b"
-)
-_LIMIT = re.compile(
-    r"\b(?:is|are)\s+not\s+(?:returned|included|supported|covered|handled)\b|\b(?:does|do)\s*n[o']t\s+"
-    r"(?:return|include|support|cover|handle)\b|\bonly\s+(?:covers|returns|handles|supports)\b|\bcannot\b|\bcan't\b"
-)
-_PERSONS_GOAL = re.compile(
-    r"\b(?:if|when|whenever)\s+(?:the\s+)?(?:user|person|customer|caller|they|you)\s+(?:\w+\s+)?(?:wants?|needs?)\b"
-)
