@@ -57,5 +57,14 @@ def _valuable(text: str) -> bool:
 
 
 def _outside(text: str) -> bool:
-    """A literal place: a link, a host or an address (not "our server", which ``_flows`` reads)."""
-    return PLACE.search(text) is not None
+    """A literal place: a link, a host or an address (not "our server", which ``_flows`` reads), other
+    than a link to documentation ("documented at docs.example.com/export", a docs page linked from a Chinese sentence):
+    a page to read is where nothing is sent, in every language."""
+    return any(not _DOCS.match(text, place.start()) for place in PLACE.finditer(text))
+
+
+# A documentation page: a docs/help/wiki host, or a path under /docs, /help, /guide, /reference ….
+_DOCS = re.compile(
+    r"(?:[a-z][a-z0-9+.-]{1,15}://)?(?:(?:docs?|help|wiki|developers?|learn|manual|support)\.[\w.-]+|"
+    r"[\w.-]+/(?:[\w.-]+/)*(?:docs?|help|wiki|guides?|reference|manual|readme|faq)(?:[/#?]|\b))"
+)
