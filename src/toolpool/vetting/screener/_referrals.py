@@ -78,6 +78,8 @@ def _kind_routed(sentence: str) -> bool:
     return _KIND_FIRST.match(sentence) is not None and "instead" in sentence
 
 
+# Narrower than ``_consent._THEIR_ANSWER`` on purpose: only approval verbs, not "types", "pays" or
+# "says" — this relaxes a peer directive, so it takes the person's sign-off and nothing less.
 _SIGN_OFF = re.compile(
     r"\b(?:once|after|when|if)\s+(?:the\s+)?(?:user|person|customer|reviewer|they|you)\s+(?:has\s+|have\s+)?"
     r"(?:approves?|approved|reviews?|reviewed|confirms?|confirmed|accepts?|accepted|agrees?|agreed|signs?\s+off|"
