@@ -48,7 +48,7 @@ from toolpool.upstream import (
     open_session,
     require_sandbox,
 )
-from toolpool.vetting import Admission, Peer, Pins, Screener, vet
+from toolpool.vetting import Admission, ExposedTool, Peer, PeerGroup, PeerSet, Pins, Screener, vet
 from toolpool.vetting.growth import growth_of, listing_tokens, pinned_tokens
 
 if TYPE_CHECKING:  # imported only where a judge is configured: it needs the agent runtime
@@ -138,6 +138,8 @@ class Admitter:
         self._telemetry = telemetry if telemetry is not None else Telemetry.off()
         # alias -> estimated tokens of its last admitted listing (the tool-table alarm's baseline)
         self._listed_tokens: dict[str, int] = {}
+        # id(a connection's tools tuple) -> (that tuple, its peer group): see ``_peers``
+        self._peer_groups: dict[int, tuple[tuple[ExposedTool, ...], PeerGroup]] = {}
         self._quarantined: dict[tuple[str, str], PublishedTool] = {}
 
     def settle(self, spec: ServerSpec, admission: Admission) -> None:
@@ -310,14 +312,24 @@ class Admitter:
             raise failure  # outside the handler: the unredacted original is not even its context
         return published, await self._vet(spec, published, _Inspected(spec.alias), self._peers(spec.alias))
 
-    def _peers(self, alias: str) -> frozenset[str | Peer]:
+    def _peers(self, alias: str) -> PeerSet:
         """What the screener should know besides ``alias``'s own tools (shadowing checks): the
-        other servers' aliases and tool names, and their tools' definitions as exposed."""
-        peers: set[str | Peer] = {other for other in self._config.servers if other != alias}
-        for tool in self._registry.snapshot().tools:
-            if tool.alias != alias:
-                peers.update((tool.remote_name, tool.name, Peer(tool.remote_name, tool.description)))
-        return frozenset(peers)
+        other servers' aliases and tool names, and their tools' definitions as exposed.
+
+        One group per admitted connection, kept while it stays admitted (its tools tuple is the
+        same object), so a connect puts groups together instead of reading the whole pool."""
+        aliases = PeerGroup(other for other in self._config.servers if other != alias)
+        kept: dict[int, tuple[tuple[ExposedTool, ...], PeerGroup]] = {}
+        groups = [aliases]
+        for tools in self._registry.owned():
+            cached = self._peer_groups.get(id(tools))
+            if cached is None or cached[0] is not tools:
+                cached = (tools, _group_of(tools))
+            kept[id(tools)] = cached
+            if tools and tools[0].alias != alias:
+                groups.append(cached[1])
+        self._peer_groups = kept
+        return PeerSet(groups)
 
     async def _vet(
         self, spec: ServerSpec, published: list[PublishedTool], owner: Link, peers: Collection[str | Peer]
@@ -408,6 +420,15 @@ class Admitter:
 
 def _ignore(kind: str, alias: str, detail: Mapping[str, object]) -> None:
     pass
+
+
+def _group_of(tools: tuple[ExposedTool, ...]) -> PeerGroup:
+    """A connection's share of the peers: remote and local names, and definitions by remote name."""
+    return PeerGroup(
+        peer
+        for tool in tools
+        for peer in (tool.remote_name, tool.name, Peer(tool.remote_name, tool.description))
+    )
 
 
 def _failure_kind(exc: BaseException) -> str:

@@ -94,6 +94,11 @@ class Registry:
     def tools_of(self, owner: object) -> tuple[ExposedTool, ...]:
         return self._owners.get(id(owner), ())
 
+    def owned(self) -> tuple[tuple[ExposedTool, ...], ...]:
+        """Each connection's tools, as admitted: the same tuple object for as long as the
+        connection stays admitted (so what is derived from one can be kept by its identity)."""
+        return tuple(self._owners.values())
+
     def admit(self, owner: object, tools: Iterable[ExposedTool]) -> None:
         """Add all of ``owner``'s tools in one step.
 

@@ -25,6 +25,7 @@ from toolpool.errors import ConnectionRefused
 from toolpool.upstream import Link, PublishedTool
 from toolpool.vetting.model import ExposedTool
 from toolpool.vetting.names import local_name, name_problems, safe_name
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.pins import Pins, classify_change
 from toolpool.vetting.schemas import CompiledSchema, SchemaLimits, SchemaRejected, compile_schema
 from toolpool.vetting.screening import Peer, Screener, Verdict
@@ -84,7 +85,7 @@ def vet(
     quarantined: list[tuple[str, tuple[str, ...]]] = []
     # A server naming its own tools is not shadowing, even where another server shares a name.
     own = {tool.name for tool in published}
-    others = frozenset(peer for peer in peers if (peer.name if isinstance(peer, Peer) else peer) not in own)
+    others = PeerSet.of(peers).without(own)
     verdicts: dict[str, Verdict] = {}
     pinned = pins.pins_of(spec.alias) if pins is not None else {}  # one read for the whole server
     for tool in published:

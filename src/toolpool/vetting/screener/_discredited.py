@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
-from functools import lru_cache
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._peer_index import by_identity
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import RUN_DOWN
 
@@ -96,7 +96,7 @@ def _names_peer(clause: str, peers: Collection[str]) -> bool:
     return not words.isdisjoint(_lowered(peers) if isinstance(peers, frozenset) else _lowered_once(peers))
 
 
-@lru_cache(maxsize=16)
+@by_identity
 def _lowered(peers: frozenset[str]) -> frozenset[str]:
     """The peer names a clause's words can hold: one set per pool, not a pass per clause (a
     server whose every definition runs a peer down would otherwise cost clauses times peers)."""

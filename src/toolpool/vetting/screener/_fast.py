@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener import _directives, _exfil, _params, _peers, _shadowing, _structure
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._doc import Doc
@@ -30,7 +31,6 @@ from toolpool.vetting.screener._signals import Finding, Mode
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._text import disguise, may_be_rot13
 from toolpool.vetting.screener._vocab import Vocab
-from toolpool.vetting.screening import Peer
 
 __all__ = ["FAST_MAX_CHARS", "PEER_TRIGGERS", "TOOL_TRIGGERS", "TRIGGERS", "Triggers", "quiet_findings"]
 
@@ -106,7 +106,7 @@ def quiet_findings(
     mode: Mode,
     own: str,
     peers: Collection[str],
-    described: Collection[Peer] = (),
+    described: PeerSet | None = None,
 ) -> list[Finding] | None:
     """What every detector but the character one finds in ``doc``, or None: screen it in full.
 
@@ -119,7 +119,7 @@ def quiet_findings(
         return None
     if may_be_rot13(doc.word_keys()) or (TOOL_TRIGGERS if mode == "tool" else TRIGGERS).match(doc):
         return None
-    if described and mode == "tool" and PEER_TRIGGERS.match(doc):
+    if described is not None and described.has_described() and mode == "tool" and PEER_TRIGGERS.match(doc):
         return None
     # The full screen's order: markup, then tools named as such (in shadowing), soft signals.
     findings = list(markup_findings(doc))

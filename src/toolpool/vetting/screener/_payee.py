@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from itertools import islice
 
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._wording import PAYMENT_DESTINATION
-from toolpool.vetting.screening import Peer
 
 __all__ = ["payee_findings"]
 
@@ -30,7 +30,7 @@ _WORD = re.compile(r"[\w-]+(?:\.[\w-]+)*")
 _DIGITS = re.compile(r"\d{2}")
 
 
-def payee_findings(doc: Doc, described: frozenset[Peer]) -> Iterator[Finding]:
+def payee_findings(doc: Doc, described: PeerSet) -> Iterator[Finding]:
     """One ``peer_behaviour`` finding for the first sentence that writes out an account beside a
     peer that pays to one."""
     if not described or _DIGITS.search(doc.text) is None:
@@ -50,7 +50,9 @@ def payee_findings(doc: Doc, described: frozenset[Peer]) -> Iterator[Finding]:
 
 
 @lru_cache(maxsize=16)
-def _paying(described: frozenset[Peer]) -> frozenset[str]:
+def _paying(described: PeerSet) -> frozenset[str]:
     """The peers that pay to an account, by name: once per pool (admission passes one set for every
     tool of a server; read per tool, 500 peers cost 300 µs)."""
-    return frozenset(peer.name.lower() for peer in described if _TAKES_ACCOUNT.search(peer.description[:600]))
+    return frozenset(
+        peer.name.lower() for peer in described.described() if _TAKES_ACCOUNT.search(peer.description[:600])
+    )

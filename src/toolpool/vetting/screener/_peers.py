@@ -10,18 +10,18 @@ this tool's own name, targets that peer's behaviour.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Collection, Iterator
-from functools import lru_cache
+from collections.abc import Iterator
 from itertools import islice
 
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._peer_index import names_peer, peers_named
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._stems import stems
 from toolpool.vetting.screener._vocab import Vocab, vocab
-from toolpool.vetting.screening import Peer
 
-__all__ = ["AIMED", "TRIGGERS", "impersonation_findings", "peer_behaviour_findings", "stems"]
+__all__ = ["AIMED", "TRIGGERS", "impersonation_findings", "peer_behaviour_findings"]
 
 _ALTER = vocab(
     r"\b(?:append|add|prefix|prepend|suffix|switch|rewrit|redirect|reroute|chang|replac|duplicat|bcc|cc|"
@@ -39,7 +39,6 @@ AIMED = re.compile(
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+be\s+\w+(?:ed|en|t)\b|"
     r"\bneeds?\s+(?:\w+\s+){0,2}\w+(?:ed|en)\b"
 )
-_COMMON = 0.02
 _DESCRIBES = re.compile(r"(?<!s)s$")  # a third-person verb: "appends", "changes", "replaces"
 _PARTICIPLE = re.compile(r"(?:ed|en|ing)$")
 _BE = re.compile(r"\b(?:be(?:ing)?|needs?\s+(?:\w+\s+){0,2}|gets?|must\s+have\s+(?:\w+\s+){0,2})\s*$")
@@ -48,98 +47,6 @@ _FIRST_SENTENCE = re.compile(r"[^.!?\n]{0,300}")
 # A change that lands in a field named as such: "include the link in `text`".
 _INTO_FIELD = re.compile(
     r"\b(?:in|into|to|as)\s+(?:the\s+|its\s+)?(?:[`'\"]([\w.-]+)[`'\"]|([\w.-]+)\s+(?:field|argument|parameter|param))"
-)
-_WORD = re.compile(r"[a-z][a-z0-9]+")
-_SUFFIXES = ("ing", "ed", "es", "en", "er", "s")
-_STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "to",
-        "of",
-        "for",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "from",
-        "this",
-        "that",
-        "these",
-        "those",
-        "is",
-        "are",
-        "be",
-        "it",
-        "its",
-        "their",
-        "given",
-        "tool",
-        "tools",
-        "using",
-        "use",
-        "used",
-        "returns",
-        "return",
-        "data",
-        "server",
-        "any",
-        "all",
-        "new",
-        "get",
-        "gets",
-        "list",
-        "name",
-        "text",
-        "value",
-        "values",
-        "result",
-        "results",
-        "specified",
-        "provided",
-        "optional",
-        "via",
-        "into",
-        "can",
-        "will",
-        "may",
-        "must",
-        "should",
-        "when",
-        "whenever",
-        "each",
-        "every",
-        "other",
-        "then",
-        "than",
-        "not",
-        "no",
-        "only",
-        "also",
-        "more",
-        "most",
-        "such",
-        "about",
-        "over",
-        "after",
-        "before",
-        "between",
-        "through",
-        "your",
-        "you",
-        "the",
-        "user",
-        "users",
-        "who",
-        "which",
-        "what",
-        "where",
-        "how",
-    ]
 )
 
 TRIGGERS: tuple[Vocab, ...] = (_ALTER,)
@@ -166,58 +73,19 @@ def _about_itself(sentence: str, own: str, inputs: frozenset[str] = frozenset())
     return bool(own) and re.search(rf"(?<![\w-]){re.escape(own.lower())}(?![\w-]|\.\w)", sentence) is not None
 
 
-def stems(text: str) -> frozenset[str]:
-    """Content-word stems: lower case, common suffixes off, the first four letters."""
-    found = set()
-    for word in _WORD.findall(text.lower().replace("_", " ").replace("-", " ")):
-        if word in _STOP or len(word) < 3:
-            continue
-        found.add(_stem(word))
-    return frozenset(found)
-
-
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix == "s" else 4):
-            return word[: -len(suffix)][:4]
-    return word[:4]
-
-
-@lru_cache(maxsize=64)
-def _peer_stems(peers: frozenset[Peer]) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
-    """Each peer's distinctive name stems and description stems.
-
-    A stem that many peers share ("file", "content", "line" in a pool of 500 tools) tells no
-    peer apart: stems found in more than ``_COMMON`` of the peers (at least 3) are left out."""
-    described = [(stems(peer.name), stems(f"{peer.name} {peer.description[:600]}")) for peer in peers]
-    counts = Counter(stem for _, terms in described for stem in terms)
-    common = {stem for stem, count in counts.items() if count > max(3, _COMMON * len(described))}
-    return tuple((name - common, terms - common) for name, terms in described)
-
-
-@lru_cache(maxsize=16)
-def _by_name(peers: frozenset[Peer]) -> dict[str, tuple[Peer, ...]]:
-    """The peers of each name (admission passes one set for every tool of a server)."""
-    named: dict[str, list[Peer]] = {}
-    for peer in peers:
-        named.setdefault(peer.name, []).append(peer)
-    return {name: tuple(group) for name, group in named.items()}
-
-
-def impersonation_findings(name: str, description: str, peers: Collection[Peer]) -> Iterator[Finding]:
+def impersonation_findings(name: str, description: str, peers: PeerSet) -> Iterator[Finding]:
     """A tool that takes a peer's name and restates its description in other words or letters.
 
     The same server twice in one pool (two roots of a filesystem server) publishes the same
     definition byte for byte: that is not an impersonation. A copy that differs only in case, a
-    word or two ("quickly") is made to be picked in the peer's place."""
-    if not peers or not description:
+    word or two ("quickly") is made to be picked in the peer's place. The peers of the tool's own
+    name are read even where ``peers`` excludes them (admission excludes a server's own names, for
+    the shadowing checks); they are looked up, not searched."""
+    if not description:
         return
     mine = stems(description)
-    # Only a peer of the same name can be impersonated: looked up, not searched, so a pool of
-    # 100,000 tools costs a server of 1,000 no more than a pool of ten (was 8 s per connect).
-    named = _by_name(peers).get(name, ()) if isinstance(peers, frozenset) else peers
-    for peer in named:
-        if peer.name != name or not peer.description or peer.description == description:
+    for peer in peers_named(name, peers):
+        if peer.description == description:
             continue
         theirs = stems(peer.description)
         if mine and theirs and len(mine & theirs) / len(mine | theirs) >= 0.6:
@@ -225,16 +93,11 @@ def impersonation_findings(name: str, description: str, peers: Collection[Peer])
             return
 
 
-def peer_behaviour_findings(
-    doc: Doc, own: str, description: str, peers: Collection[Peer]
-) -> Iterator[Finding]:
+def peer_behaviour_findings(doc: Doc, own: str, description: str, peers: PeerSet) -> Iterator[Finding]:
     """One finding per sentence that changes what a peer (by its name and description) does.
 
     The words of this tool's own name and first sentence do not count: a tool that edits files
     talks about files."""
-    if not peers:
-        return
-    described: tuple[tuple[frozenset[str], frozenset[str]], ...] | None = None  # built on the first candidate
     mine = stems(f"{own} {_FIRST_SENTENCE.match(description).group()}")  # type: ignore[union-attr]
     inputs = frozenset(p.prop.lower() for p in doc.parts if p.prop and p.where.startswith("inputSchema"))
     done: set[int] = set()
@@ -247,9 +110,6 @@ def peer_behaviour_findings(
         sentence = doc.lower[start:end]
         if doc.part(start).name or not AIMED.search(sentence) or _about_itself(sentence, own, inputs):
             continue
-        words = stems(sentence) - mine
-        if described is None:
-            described = _peer_stems(peers if isinstance(peers, frozenset) else frozenset(peers))
-        if any(len(words & terms) >= 2 and not words.isdisjoint(name) for name, terms in described):
+        if names_peer(stems(sentence) - mine, peers):
             mention = position(doc.text, start, match.start()) == "mention"
             yield Finding("peer_behaviour", doc.where(start), MENTION_STRENGTH if mention else 1.0)

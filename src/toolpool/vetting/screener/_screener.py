@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from functools import lru_cache
 
 from toolpool.upstream import PublishedTool
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._chars import character_findings
 from toolpool.vetting.screener._conduct import conduct_findings
 from toolpool.vetting.screener._decode import decoded_payloads
@@ -25,6 +25,7 @@ from toolpool.vetting.screener._named_orders import named_order_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._payee import payee_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
+from toolpool.vetting.screener._peer_index import by_identity
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
 from toolpool.vetting.screener._shadowing import shadowing_findings
@@ -33,12 +34,13 @@ from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._structure import structure_findings
 from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
 from toolpool.vetting.screener._withheld import withheld_findings
-from toolpool.vetting.screening import Peer, Verdict, peer_names
+from toolpool.vetting.screening import Peer, Verdict
 
 __all__ = ["RuleScreener"]
 
 # A re-screened finding this strong (weight times strength) makes the concealment itself a signal.
 _CONCEALED = 0.25
+NO_PEERS = PeerSet(())
 
 
 class RuleScreener:
@@ -90,7 +92,7 @@ class RuleScreener:
 
     def _tool_findings(self, tool: PublishedTool, peers: Collection[str | Peer]) -> list[Finding]:
         walk = tool_fields(tool)
-        names, described = _split(peers)
+        names, described, whole = _split(peers)
         findings = _screen(
             walk.fields,
             "tool",
@@ -100,7 +102,7 @@ class RuleScreener:
             fast=self._fast_path,
             described=described,
         )
-        findings += impersonation_findings(tool.name, tool.description or "", described)
+        findings += impersonation_findings(tool.name, tool.description or "", whole)
         if self._lexical:  # outside ``_screen``: the fast path and the full one both consult it
             findings += lexical_findings(walk.fields)
         if walk.truncated:
@@ -121,24 +123,24 @@ class RuleScreener:
         return Verdict(drop=total >= self._threshold, score=total, reasons=reasons)
 
 
-def _split(peers: Collection[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
-    """Names (every peer's, as a set) and the peers given with their descriptions."""
+def _split(peers: Collection[str | Peer]) -> tuple[Collection[str], PeerSet, PeerSet]:
+    """Names (every peer's, as a set), the peers given with their descriptions (``NO_PEERS`` when
+    none is) and all of them (impersonation reads the names a caller excluded too)."""
+    whole = _whole(peers)
+    return whole.names, whole if whole.has_described() else NO_PEERS, whole
+
+
+def _whole(peers: Collection[str | Peer]) -> PeerSet:
+    if isinstance(peers, PeerSet):
+        return peers
     if isinstance(peers, frozenset):
-        return _split_once(peers)  # admission passes one set for every tool of a server
-    return _split_apart(peers)
+        return _frozen(peers)  # a caller may pass one set for every tool of a server
+    return PeerSet.of(peers)
 
 
-@lru_cache(maxsize=16)
-def _split_once(peers: frozenset[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
-    return _split_apart(peers)
-
-
-def _split_apart(peers: Collection[str | Peer]) -> tuple[Collection[str], frozenset[Peer]]:
-    if not any(isinstance(peer, Peer) for peer in peers):
-        names = peers if isinstance(peers, set | frozenset | dict) else frozenset(peers)
-        return names, frozenset()  # type: ignore[return-value]  # only names (no copy of a set)
-    described = frozenset(peer for peer in peers if isinstance(peer, Peer) and peer.description)
-    return peer_names(peers), described
+@by_identity
+def _frozen(peers: frozenset[str | Peer]) -> PeerSet:
+    return PeerSet.of(peers)
 
 
 def _screen(
@@ -150,7 +152,7 @@ def _screen(
     characters: bool = True,
     description: str = "",
     fast: bool = True,
-    described: frozenset[Peer] = frozenset(),
+    described: PeerSet = NO_PEERS,
 ) -> list[Finding]:
     """Every detector's findings (``fast``: through ``quiet_findings`` when no word list can match)."""
     findings: list[Finding] = []
