@@ -44,9 +44,9 @@ class PeerSet:
     """The peers a screener is given, as a collection of names and ``Peer`` definitions.
 
     ``excluded`` names are left out of it (a server's own tool names: a server naming its own
-    tools is no shadowing, even where another server shares a name); ``every_name`` and the
-    groups still hold them, for the one check that is about a peer of the same name
-    (impersonation). Immutable; compared by identity, like its groups.
+    tools is no shadowing, even where another server shares a name); the groups still hold
+    them, so a set without them costs nothing to make. Immutable; compared by identity, like its
+    groups.
     """
 
     __slots__ = ("__weakref__", "_described", "_every", "_names", "excluded", "groups")

@@ -113,9 +113,8 @@ def names_peer(words: frozenset[str], peers: PeerSet) -> bool:
 
 
 def peers_named(name: str, peers: PeerSet) -> Iterator[Peer]:
-    """The described peers of ``name`` in every group, the excluded names too (whether a tool
-    restates a peer of its own name is the question)."""
-    if name not in peers.every_name:
+    """The described peers of ``name`` in every group (none if ``name`` is excluded)."""
+    if name not in peers.names:
         return
     named = _NAMED.get(peers)
     if named is None:  # on the first name two servers share: which groups hold each name

@@ -78,9 +78,12 @@ def impersonation_findings(name: str, description: str, peers: PeerSet) -> Itera
 
     The same server twice in one pool (two roots of a filesystem server) publishes the same
     definition byte for byte: that is not an impersonation. A copy that differs only in case, a
-    word or two ("quickly") is made to be picked in the peer's place. The peers of the tool's own
-    name are read even where ``peers`` excludes them (admission excludes a server's own names, for
-    the shadowing checks); they are looked up, not searched."""
+    word or two ("quickly") is made to be picked in the peer's place. Looked up, not searched.
+
+    Admission excludes a server's own tool names from its peers, so this finds nothing there
+    (RESULTS.md §12g: read through the exclusion, it dropped the demo's second honest ``lookup``,
+    "Look up the beta value …" beside "Look up the alpha value …"); it runs where a caller gives
+    a peer of the tool's own name (``toolpool screen``, a library caller)."""
     if not description:
         return
     mine = stems(description)

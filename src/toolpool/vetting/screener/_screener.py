@@ -92,7 +92,7 @@ class RuleScreener:
 
     def _tool_findings(self, tool: PublishedTool, peers: Collection[str | Peer]) -> list[Finding]:
         walk = tool_fields(tool)
-        names, described, whole = _split(peers)
+        names, described = _split(peers)
         findings = _screen(
             walk.fields,
             "tool",
@@ -102,7 +102,7 @@ class RuleScreener:
             fast=self._fast_path,
             described=described,
         )
-        findings += impersonation_findings(tool.name, tool.description or "", whole)
+        findings += impersonation_findings(tool.name, tool.description or "", described)
         if self._lexical:  # outside ``_screen``: the fast path and the full one both consult it
             findings += lexical_findings(walk.fields)
         if walk.truncated:
@@ -123,11 +123,11 @@ class RuleScreener:
         return Verdict(drop=total >= self._threshold, score=total, reasons=reasons)
 
 
-def _split(peers: Collection[str | Peer]) -> tuple[Collection[str], PeerSet, PeerSet]:
-    """Names (every peer's, as a set), the peers given with their descriptions (``NO_PEERS`` when
-    none is) and all of them (impersonation reads the names a caller excluded too)."""
+def _split(peers: Collection[str | Peer]) -> tuple[Collection[str], PeerSet]:
+    """Names (every peer's, as a set) and the peers given with their descriptions (``NO_PEERS``
+    when none is)."""
     whole = _whole(peers)
-    return whole.names, whole if whole.has_described() else NO_PEERS, whole
+    return whole.names, whole if whole.has_described() else NO_PEERS
 
 
 def _whole(peers: Collection[str | Peer]) -> PeerSet:
