@@ -150,3 +150,7 @@ def test_r5_screen_lines_with_a_server_see_the_other_servers_tools_with_their_de
     assert [v["verdict"] for v in verdicts] == ["pass", "drop"]
     assert "peer_behaviour" in {s["signal"] for s in verdicts[1]["signals"]}
     assert json.loads(single.stdout)["verdict"] == "pass"
+    siblings = write_lines(tmp_path / "one.jsonl", json.dumps(peer), json.dumps({**shadow, "server": "bank"}))
+    together = toolpool("screen", str(siblings))
+    assert together.returncode == 0, together.stderr
+    assert [json.loads(line)["verdict"] for line in together.stdout.splitlines()] == ["pass", "pass"]

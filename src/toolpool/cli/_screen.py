@@ -12,9 +12,12 @@ import typer
 
 from toolpool.cli._common import AsJson, app, fail, load
 from toolpool.upstream import PublishedTool
+from toolpool.vetting.peer_set import PeerGroup, PeerSet
 from toolpool.vetting.screening import Peer
 
 __all__ = ["screen"]
+
+_NO_PEERS = PeerSet(())
 
 # Exit codes: 1 is bad input or usage (one clear line); this one says "something was dropped".
 DROPPED_EXIT = 3
@@ -63,8 +66,9 @@ def screen(
     with file.open("rb") as lines:  # every line is checked before any verdict is printed
         tools = [_published_tool(file, number, raw) for number, raw in enumerate(lines, 1) if raw.strip()]
     dropped = 0
+    peers_of = _peer_sets(tools)
     for tool, tool_id, server in tools:
-        peers = _peers(tools, server)
+        peers = peers_of.get(server, _NO_PEERS) if server is not None else _NO_PEERS
         verdict = screener.screen_tool(tool, peers)
         dropped += verdict.drop
         row: dict[str, Any] = {
@@ -82,12 +86,16 @@ def screen(
         raise typer.Exit(DROPPED_EXIT)
 
 
-def _peers(tools: list[tuple[PublishedTool, Any, str | None]], server: str | None) -> list[str | Peer]:
-    """The file's other servers and their tools, as the pool would pass them (none without a server)."""
-    if server is None:
-        return []
-    others = [(tool, other) for tool, _, other in tools if other is not None and other != server]
-    return [*{other for _, other in others}, *(Peer(tool.name, tool.description or "") for tool, _ in others)]
+def _peer_sets(tools: list[tuple[PublishedTool, Any, str | None]]) -> dict[str, PeerSet]:
+    """For each server of the file, the other servers and their tools, as the pool would pass
+    them (lines without a server see none): one group per server, built once, so a file of
+    thousands of tools is not read again for every line."""
+    members: dict[str, list[str | Peer]] = {}
+    for tool, _, server in tools:
+        if server is not None:
+            members.setdefault(server, [server]).append(Peer(tool.name, tool.description or ""))
+    groups = {server: PeerGroup(found) for server, found in members.items()}
+    return {server: PeerSet(group for other, group in groups.items() if other != server) for server in groups}
 
 
 def _published_tool(file: Path, number: int, raw: bytes) -> tuple[PublishedTool, Any, str | None]:
