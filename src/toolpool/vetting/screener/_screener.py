@@ -18,6 +18,7 @@ from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._input_drop import input_drop_findings
+from toolpool.vetting.screener._kept import blank_kept_back
 from toolpool.vetting.screener._languages import language_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
@@ -209,7 +210,7 @@ def _flags(fields: Sequence[Field]) -> frozenset[str]:
 def _part(field: Field) -> Part:
     if field.kind == "key":
         return Part(field.where, humanise(field.text), field.prop, name=True)
-    return Part(field.where, fold(field.text), field.prop)
+    return Part(field.where, blank_kept_back(fold(field.text)), field.prop)
 
 
 def _phrases(
