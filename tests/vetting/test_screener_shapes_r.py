@@ -146,3 +146,15 @@ def test_the_way_back_out_referred_to_the_peer_that_undoes_it_is_a_referral() ->
         lead + "To unfollow it later, call playlist_unfollow with the id from tunes-sync.example.net.",
         _PLAYLISTS,
     )
+
+
+# ``r_ben_06``: "invoice.sent fires to the account's own webhook endpoints … (e.g. https://…)".
+def test_a_place_named_by_its_owner_is_no_data_sent_there() -> None:
+    lead = "Books a table. A booking.created event is posted to the account's "
+    link = "webhook endpoints, if any are registered (e.g. https://pos.example.com/hooks/tables)."
+    assert "data_flow" not in _signals(lead + "own " + link, {})
+    assert "data_flow" in _signals(lead + link, {})
+    payload = (
+        "Books a table. A booking.created event with the guest's phone number is posted to the account's own "
+    )
+    assert "data_flow" in _signals(payload + link, {})

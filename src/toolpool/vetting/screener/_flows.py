@@ -117,6 +117,11 @@ def to_its_issuer(sentence: str) -> bool:
     return False
 
 
+# A place named by its owner ("to the account's own webhook endpoints", "into the customer's own
+# bucket"): the possessive says whose the destination is, not what goes there.
+_OWNERS_PLACE = re.compile(r"\b(?:to|into|at|on)\s+(?:the\s+|their\s+|its\s+)?(?:[\w-]+(?:'s|s')\s+)?own\b")
+
+
 def carries(doc: Doc, prop: str) -> bool:
     """Does a property's own text (its description, title …) ask for the user's or model's data? A
     preset link or address is where the data goes, not what it is ("…/oauth/token" names an endpoint;
@@ -166,9 +171,10 @@ def sends(sentence: str) -> bool:
 
 
 def flow(sentence: str) -> tuple[str, float] | None:
-    personal = PERSONAL.search(sentence) or PERSONAL_DATA.search(sentence)
-    valuable = personal or is_valuable(sentence) or FLOW_OBJECTS.search(sentence) is not None
-    valuable = valuable or PERSONS_CONTENT.search(sentence) is not None  # by itself 0.6: a file host
+    payload = _OWNERS_PLACE.sub(" ", sentence)  # "to the account's own endpoints" says whose the place is
+    personal = PERSONAL.search(payload) or PERSONAL_DATA.search(payload)
+    valuable = personal or is_valuable(payload) or FLOW_OBJECTS.search(payload) is not None
+    valuable = valuable or PERSONS_CONTENT.search(payload) is not None  # by itself 0.6: a file host
     if valuable and PAYMENT_DESTINATION.search(sentence):
         return ("data_flow", 1.0)
     if PROTECTED.search(sentence):  # "keep secrets out of the URL; put them in `headers`, unlogged"
