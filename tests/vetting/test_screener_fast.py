@@ -391,6 +391,8 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "SentenceHits",
         "_PAYMENT",
         "PRESET_FIELD",  # only narrows: a match in an enum, default or example is no ask
+        "_LOGIN",  # only narrows (batch R): a sign-in beside the host it is for is a weak hint
+        "_signs_in_beside",  # likewise
         "fold",
         "humanise",
     },
