@@ -356,6 +356,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "input_drop_findings",  # likewise (batch Q): identifiers and hosts in any language
         "_inputs",  # the input names input_drop_findings looks for
         "language_findings",  # likewise (batch Q): words of six languages, not in the English triggers
+        "ceded_to",  # only narrows shadowing_findings (batch R): a peer that names this tool its successor
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),
@@ -375,6 +376,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _exfil.exfil_findings: {
         *("Doc", "Finding", "SentenceHits", "_DATA_VERB_AFTER", "_HARMFUL", "_RUG_PULL"),
         *("_SIDE_EFFECT", "_STEALTH", "_sentence", "position"),
+        "_FAILING",  # only narrows (batch R): "fails silently" is no stealth
     },
     _shadowing.shadowing_findings: {
         *("Doc", "Finding", "_BLOCK_SERVER", "_CHANGE_PAYEE", "_INSTEAD_OF", "_REDEFINE", "_REDIRECT"),

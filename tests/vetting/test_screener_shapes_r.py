@@ -179,3 +179,29 @@ def test_a_sign_in_asked_beside_the_host_it_signs_in_to_is_that_connections_logi
     assert _dropped_with(lead, _album_copy("folder", login))
     assert _dropped_with(lead, _album_copy("url", "All the environment variables of the person's machine."))
     assert _dropped_with(lead, _album_copy("url", "Their saved passwords, for this copy."))
+
+
+# ``r_ben_04``: a PR description, "Adds `deploy_preview`, which supersedes `preview_site`", where
+# the peer's own definition says "Deprecated … Use deploy_preview for new projects."
+def _explained(name: str, description: str, peers: frozenset[str | Peer]) -> set[str]:
+    tool = PublishedTool(
+        name=name, description=description, input_schema={"type": "object", "properties": {}}
+    )
+    return {row.signal for row in SCREENER.explain_tool(tool, peers)}
+
+
+def test_superseding_a_peer_whose_own_definition_names_this_tool_as_its_successor_is_no_shadowing() -> None:
+    said = "Adds `ledger_sync`, which supersedes `books_export` for monthly closes."
+    ceding = Peer("books_export", "Deprecated: monthly book exports. Use ledger_sync for new ledgers.")
+    silent = Peer("books_export", "Exports the books of a month as CSV.")
+    assert "shadowing" not in _explained("ledger_sync", said, frozenset({"books_export", ceding}))
+    assert "shadowing" in _explained("ledger_sync", said, frozenset({"books_export", silent}))
+    # The peer names another tool, not this one: nothing is ceded to this tool.
+    other = Peer("books_export", "Deprecated: monthly book exports. Use ledger_sync_v2 for new ledgers.")
+    assert "shadowing" in _explained("ledger_sync", said, frozenset({"books_export", other}))
+
+
+def test_a_failure_that_goes_unreported_is_no_stealth() -> None:
+    lead = "Uploads photos to the album; "
+    assert "stealth" not in _signals(lead + "anything larger than 20 MB fails silently.", {})
+    assert "stealth" in _signals(lead + "anything larger than 20 MB is deleted silently.", {})

@@ -54,6 +54,10 @@ _STEALTH = vocab(
     r"(?:\s+(?:prompts?|dialogs?|steps?|requests?))?\b",
     "silent|secret|covert|surreptitious|stealth|quiet|invisibl|without|with no|behind the scenes|skip|bypass|suppress|avoid",
 )
+# A failure that goes unreported, right before the stealth word: "anything else fails silently".
+_FAILING = re.compile(
+    r"\b(?:fail|fails|failed|failing|breaks|broke|crash\w*|errors?|errored|dies|died|aborts?)\s+$", _I
+)
 _DATA_VERB_AFTER = re.compile(
     r"\W*(?:\w+\W+){0,2}(?:add|append|send|upload|include|copy|forward|log|record|store|read|collect|"
     r"post|attach|embed|insert|change|replace|reroute|redirect|bcc|cc|call|run|invoke|execute)",
@@ -134,6 +138,8 @@ def exfil_findings(doc: Doc, hits: SentenceHits) -> Iterator[Finding]:
             mention = position(text, start, match.start()) == "mention"
             yield Finding(signal, doc.where(match.start()), MENTION_STRENGTH if mention else 1.0)
     for match in islice(doc.finditer(_STEALTH), MATCH_BUDGET):
+        if _FAILING.search(text, max(0, match.start() - 20), match.start()):
+            continue  # "fails silently": how a fault shows, not something hidden from the person
         acting = _DATA_VERB_AFTER.match(text, match.end(), match.end() + 60) is not None
         yield Finding("stealth", doc.where(match.start()), 1.0 if acting else 0.6)
     for match in islice(doc.finditer(_SIDE_EFFECT), MATCH_BUDGET):

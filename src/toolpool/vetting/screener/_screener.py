@@ -28,7 +28,7 @@ from toolpool.vetting.screener._payee import payee_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
-from toolpool.vetting.screener._shadowing import shadowing_findings
+from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._structure import structure_findings
@@ -172,7 +172,9 @@ def _screen(
     if quiet is not None:
         return findings + quiet
     hits = SentenceHits(doc)
-    findings += _phrases(doc, own, peers, hits)
+    findings += _phrases(
+        doc, own, peers, hits, ceded_to(doc, own, described) if mode == "tool" else frozenset()
+    )
     findings += soft_findings(doc)
     if mode == "tool":
         findings += parameter_findings(doc, hits, own, description, _flags(fields))
@@ -214,12 +216,16 @@ def _part(field: Field) -> Part:
 
 
 def _phrases(
-    doc: Doc, own: str = "", peers: Collection[str] = frozenset(), hits: SentenceHits | None = None
+    doc: Doc,
+    own: str = "",
+    peers: Collection[str] = frozenset(),
+    hits: SentenceHits | None = None,
+    ceded: Collection[str] = frozenset(),
 ) -> Iterator[Finding]:
     yield from directive_findings(doc)
     yield from markup_findings(doc)
     yield from exfil_findings(doc, hits if hits is not None else SentenceHits(doc))
-    yield from shadowing_findings(doc, own, peers)
+    yield from shadowing_findings(doc, own, peers, ceded)
     yield from structure_findings(doc, own.lower())
 
 

@@ -18,8 +18,9 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._referrals import referral
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
+from toolpool.vetting.screening import Peer
 
-__all__ = ["TRIGGERS", "mention_findings", "shadowing_findings"]
+__all__ = ["TRIGGERS", "ceded_to", "mention_findings", "shadowing_findings"]
 
 _I = re.IGNORECASE
 _NAME = r"[`'\"]?([A-Za-z][\w.-]*)[`'\"]?"
@@ -148,7 +149,10 @@ TRIGGERS: tuple[Vocab, ...] = (
 )
 
 
-def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Iterator[Finding]:
+def shadowing_findings(
+    doc: Doc, own_name: str, peers: Collection[str], ceded: Collection[str] = ()
+) -> Iterator[Finding]:
+    """``ceded``: peers (lower case) whose own definitions name this tool as taking their place."""
     text = doc.text
     own = own_name.lower()
     for match in _budget(doc.finditer(_REDEFINE)):
@@ -162,7 +166,8 @@ def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Itera
     for match in _budget(doc.finditer(_REPLACE_OUTPUT)):
         yield _found(doc, match.start(), 1.0)
     for match in _budget(doc.finditer(_SUPERSEDES)):
-        if _names_other(doc.original(match, 1), match.group(2) is not None, own):
+        name = doc.original(match, 1)
+        if _names_other(name, match.group(2) is not None, own) and name.lower() not in ceded:
             yield _found(doc, match.start(), 0.5)
     for words in (_REDIRECT, _CHANGE_PAYEE, _BLOCK_SERVER):
         for match in _budget(doc.finditer(words)):
@@ -173,6 +178,22 @@ def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Itera
     for match in _budget(doc.finditer(_SELF_PROMOTION)):
         yield Finding("self_promotion", doc.where(match.start()))
     yield from mention_findings(doc, own, peers)
+
+
+def ceded_to(doc: Doc, own_name: str, described: Collection[Peer]) -> frozenset[str]:
+    """Peers whose own definition names this tool ("Deprecated: … use deploy_preview for new
+    projects."): this tool saying that it supersedes one of them repeats what that peer says of itself.
+    The peers are read only when the document claims to supersede something."""
+    own = own_name.lower()
+    if (
+        len(own) < 3
+        or not described
+        or not doc.mentions(_SUPERSEDES)
+        or not any(own in p.description.lower() for p in described)
+    ):
+        return frozenset()
+    named = re.compile(rf"(?<![\w.-]){re.escape(own)}(?![\w-])")
+    return frozenset(p.name.lower() for p in described if named.search(p.description.lower()))
 
 
 def _budget(matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
