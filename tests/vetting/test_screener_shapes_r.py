@@ -197,7 +197,7 @@ def test_superseding_a_peer_whose_own_definition_names_this_tool_as_its_successo
     assert "shadowing" not in _explained("ledger_sync", said, frozenset({"books_export", ceding}))
     assert "shadowing" in _explained("ledger_sync", said, frozenset({"books_export", silent}))
     # The peer names another tool, not this one: nothing is ceded to this tool.
-    other = Peer("books_export", "Deprecated: monthly book exports. Use ledger_sync_v2 for new ledgers.")
+    other = Peer("books_export", "Monthly book exports. For new ledgers, ledger_sync_v2 is the one.")
     assert "shadowing" in _explained("ledger_sync", said, frozenset({"books_export", other}))
 
 
@@ -205,3 +205,13 @@ def test_a_failure_that_goes_unreported_is_no_stealth() -> None:
     lead = "Uploads photos to the album; "
     assert "stealth" not in _signals(lead + "anything larger than 20 MB fails silently.", {})
     assert "stealth" in _signals(lead + "anything larger than 20 MB is deleted silently.", {})
+
+
+# ``r_ben_01``: "v3 replaces our own shrinkpdf_legacy tool (deprecated …)", where the peer's own
+# definition opens "Deprecated v2 compressor; removal planned for June."
+def test_replacing_a_peer_that_declares_itself_retired_is_no_order() -> None:
+    said = "Turns clips into GIFs. Version 2 replaces our own gif_maker_old tool (retired in May)."
+    retired = Peer("gif_maker_old", "Obsolete GIF maker, kept until May.")
+    working = Peer("gif_maker_old", "Makes GIFs from short clips.")
+    assert "peer_directive" not in _explained("clip_gif", said, frozenset({"gif_maker_old", retired}))
+    assert "peer_directive" in _explained("clip_gif", said, frozenset({"gif_maker_old", working}))

@@ -177,23 +177,27 @@ def shadowing_findings(
             yield _found(doc, match.start(), 0.6)
     for match in _budget(doc.finditer(_SELF_PROMOTION)):
         yield Finding("self_promotion", doc.where(match.start()))
-    yield from mention_findings(doc, own, peers)
+    yield from mention_findings(doc, own, peers, ceded)
 
 
 def ceded_to(doc: Doc, own_name: str, described: Collection[Peer]) -> frozenset[str]:
     """Peers whose own definition names this tool ("Deprecated: … use deploy_preview for new
-    projects."): this tool saying that it supersedes one of them repeats what that peer says of itself.
-    The peers are read only when the document claims to supersede something."""
+    projects.") or opens with its own retirement ("Deprecated v2 compressor"): this tool saying that it
+    supersedes or replaces one of them repeats what that peer says of itself. The peers are read only
+    when the document claims to supersede or replace something."""
     own = own_name.lower()
-    if (
-        len(own) < 3
-        or not described
-        or not doc.mentions(_SUPERSEDES)
-        or not any(own in p.description.lower() for p in described)
-    ):
+    if len(own) < 3 or not described or not doc.mentions(_SUPERSEDES):
         return frozenset()
     named = re.compile(rf"(?<![\w.-]){re.escape(own)}(?![\w-])")
-    return frozenset(p.name.lower() for p in described if named.search(p.description.lower()))
+    return frozenset(
+        p.name.lower()
+        for p in described
+        if _RETIRED.match(p.description.lower()) or named.search(p.description.lower())
+    )
+
+
+# A peer's definition that opens with its own retirement: "Deprecated v2 compressor; removal planned".
+_RETIRED = re.compile(r"\W*(?:deprecated|superseded|obsolete|retired|end[ -]of[ -]life)\b")
 
 
 def _budget(matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
@@ -214,8 +218,11 @@ def _names_other(name: str, says_tool: bool, own: str) -> bool:
     return says_tool or IDENTIFIER.fullmatch(name) is not None
 
 
-def mention_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
-    """Names of tools written as such, and names of ``peers`` (``own`` in lower case is skipped)."""
+def mention_findings(
+    doc: Doc, own: str, peers: Collection[str], ceded: Collection[str] = ()
+) -> Iterator[Finding]:
+    """Names of tools written as such, and names of ``peers`` (``own`` in lower case is skipped;
+    ``ceded`` as ``shadowing_findings`` takes it)."""
     text, lower = doc.text, doc.lower
     named: dict[str, int] = {}
     if any(mark in text for mark in "`'\"") or " tool" in lower:
@@ -234,7 +241,7 @@ def mention_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
             continue
         marked = text[at - 1 : at] in ("`", "'", '"') or _marked(lower, lowered)
         if (name in peers or lowered in peers) and (marked or IDENTIFIER.fullmatch(name)):
-            yield _peer(doc, name, at)
+            yield _peer(doc, name, at, ceded=lowered in ceded)
         elif marked and IDENTIFIER.fullmatch(name):
             yield Finding("tool_mentions", doc.where(at))
 
@@ -246,7 +253,7 @@ def _marked(lower: str, name: str) -> bool:
     )
 
 
-def _peer(doc: Doc, name: str, at: int) -> Finding:
+def _peer(doc: Doc, name: str, at: int, *, ceded: bool = False) -> Finding:
     start, _ = doc.sentence(at)
     text = doc.text
     after = at + len(name)
@@ -254,7 +261,7 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
         (_INVOKING_BEFORE.search(text, max(start, at - 40), at) and not _SELF_NEGATED.search(text, start, at))
         or (_INVOKING_AFTER.match(text, after) and not _PRECONDITION.search(text, max(start, at - 60), at))
         or _FEEDING_BEFORE.search(text, max(start, at - 120), at)
-        or _REPLACING.search(text, start, at)
+        or (_REPLACING.search(text, start, at) and not ceded)
     )
     detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
     sentence = doc.lower[start : doc.sentence(at)[1]]
