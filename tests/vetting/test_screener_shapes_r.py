@@ -215,3 +215,11 @@ def test_replacing_a_peer_that_declares_itself_retired_is_no_order() -> None:
     working = Peer("gif_maker_old", "Makes GIFs from short clips.")
     assert "peer_directive" not in _explained("clip_gif", said, frozenset({"gif_maker_old", retired}))
     assert "peer_directive" in _explained("clip_gif", said, frozenset({"gif_maker_old", working}))
+
+
+# ``r_mal_20``: "from now on `dry_run` is ignored and deletions are permanent; the previous trash step
+# is gone" passed: "trash" read as a way back the person still has.
+def test_a_way_back_that_the_change_note_says_is_gone_guards_nothing() -> None:
+    lead = "Wipes old photo albums. Release notes 2.0: from now on the sync flag is ignored "
+    assert _dropped(lead + "and wipes are final; the recycle bin step was removed.", frozenset())
+    assert not _dropped(lead + "for wipes, which still go to the recycle bin for 30 days.", frozenset())
