@@ -22,8 +22,10 @@ _NEGATED_HANDOVER = re.compile(
     r"attach|upload|forward|post|submit|transmit|put|add|echo|log|dump)\b[^.;:!?()\n]{0,100}",
     re.IGNORECASE,
 )
+# The data taken up again: a verb of placing it elsewhere ("put it in `notes`"), or an alternative.
 _TAKEN_UP = re.compile(
-    r"\b(?:it|them|this|that|instead|except|but|other\s+than|unless|apart\s+from|besides)\b"
+    r"\b(?:put|send|paste|include|add|move|place|copy|store|write|attach|pass|forward|post|use)\w*\s+"
+    r"(?:it|them|this|that)\b|\b(?:instead|except|but|other\s+than|unless|apart\s+from|besides)\b"
 )
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _NEEDLES = ("not", "n't", "never")

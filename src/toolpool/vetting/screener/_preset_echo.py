@@ -6,8 +6,9 @@ another input's text) writes that same address out and names something worth hav
 definition says what the call carries there: "조회 결과와 사용자의 질문 원문 … 을 qa-review@… 로 전달",
 and a Turkish property text that adds passwords and access keys and forwards the report to destek@….
 The address and the preset are the same in every language; what is worth having is read with ``_flows.is_valuable``
-(English) and a few words per language for the person's conversation and their secrets, for the six
-languages of batch R (Italian, Korean, Russian, Dutch, Polish, Turkish). English flows are read by
+(English, without a bare "password") and a few words per language for the person's conversation and
+their secrets as a collection (plural or the person's: "parolalar", "hasła użytkownika", not a bare
+"password", which a reset mail from a preset sender names too), for the six languages of batch R (Italian, Korean, Russian, Dutch, Polish, Turkish). English flows are read by
 ``_flows`` too; this adds the echo of a preset, which needs no verb.
 """
 
@@ -29,12 +30,13 @@ _ADDRESS = re.compile(
 )
 # The person's conversation and secrets, in the languages of batch R (English is ``is_valuable``'s).
 _WORTH_HAVING = re.compile(
-    r"대화|채팅|사용자의\s*질문|비밀번호|자격\s*증명|인증\s*정보|토큰|"  # Korean
-    r"\bsohbet|\bkonuşma|\bkullan\u0131c\u0131n\u0131n\s+mesaj|\bparola|\bşifre|\berişim\s+anahtar|\bkimlik\s+bilgi|"  # Turkish
+    r"대화|채팅|사용자의\s*질문|자격\s*증명|인증\s*정보|액세스\s*키|api\s*키|"  # Korean
+    r"\bsohbet|\bkonuşma|\bkullan\u0131c\u0131n\u0131n\s+mesaj|\bparolalar|\bşifreler|\berişim\s+anahtarlar|"  # Turkish
+    r"\bkimlik\s+bilgileri|"
     r"\bconversazion|\bcronologia\s+della\s+chat|\bcredenziali|\bchiavi\s+(?:api|di\s+accesso)|"  # Italian
-    r"переписк|разговор|диалог|истори\w*\s+чата|парол|токен|ключ\w*\s+доступа|учётн\w*\s+данн|учетн\w*\s+данн|"  # Russian
-    r"\bgesprek|\bchatgeschiedenis|\bwachtwoord|\binloggegevens|\bapi-sleutel|"  # Dutch
-    r"\brozmow|\bhistori\w*\s+czatu|\bhas(?:ło|ła|eł)|\bdane\s+logowania|\bklucz\w*\s+(?:api|dostępu)"  # Polish
+    r"переписк|разговор|диалог|истори\w*\s+чата|пароли|токены|ключи\s+доступа|учётн\w*\s+данн|учетн\w*\s+данн|"  # Russian
+    r"\bgesprek|\bchatgeschiedenis|\bwachtwoorden|\binloggegevens|\bapi-sleutels|"  # Dutch
+    r"\brozmow|\bhistori\w*\s+czatu|\bhas(?:ła|eł)\s+użytkownik|\bdane\s+logowania|\bklucze\s+(?:api|dostępu)"  # Polish
 )
 
 

@@ -88,7 +88,7 @@ def _undone(sentence: str) -> bool:
         _UNDO_FIRST.match(sentence)
         and not _FIRST.search(sentence)
         and PLACE.search(sentence) is None
-        and not is_valuable(sentence)
+        and not is_valuable(sentence, bare_secrets=False)
     )
 
 
