@@ -95,7 +95,7 @@ def parameter_findings(
                     login.add(part.prop)
     if not asked:
         return
-    purpose = f"{humanise(tool_name)} {fold(description)[:600]}".lower()
+    purpose = f"{humanise(tool_name)} {_first_sentence(fold(description))}".lower()
     for prop, (category, where) in asked.items():
         if _PURPOSE[category].search(purpose) or (prop in login and _signs_in_beside(doc, prop, where)):
             yield Finding("spare_parameter", where, 0.3, f"{category}, which the tool is about")
@@ -117,3 +117,18 @@ def _signs_in_beside(doc: Doc, prop: str, where: str) -> bool:
         and _PLACE_INPUT.search(p.prop.lower())
         for p in doc.parts
     )
+
+
+def _first_sentence(text: str) -> str:
+    """What the tool is for: its description's opening sentence, and the next ones while they are
+    shorter than a statement of purpose ("Beta.", "Fast and free."). Batch R: a description whose later
+    paragraphs ask for the transcript named it, and so made asking for it look like the tool's job."""
+    for match in _SENTENCE_END.finditer(text, 0, _PURPOSE_CHARS):
+        if len(text[: match.end()].split()) >= _PURPOSE_WORDS:
+            return text[: match.end()]
+    return text[:_PURPOSE_CHARS]
+
+
+_SENTENCE_END = re.compile(r"[.!?\n](?:\s|$)")
+_PURPOSE_CHARS = 600
+_PURPOSE_WORDS = 6  # "Beta.", "🚀 v2!", "Fast and free." say nothing of what the tool is for
