@@ -19,6 +19,11 @@ language to shapes that otherwise need none.
   …" reads it in English. A peer named as missing or down ("если <peer> недоступен") has no call as
   its condition, "this tool is used beside <peer>" calls this tool, not the peer, and a change
   after a ";" is another clause.
+- **other tools run down** (the same languages): "the other tools" ("gli altri strumenti", "другие
+  инструменты", "andere tools", "inne narzędzia", "diğer araçlar", "다른 도구") and a run-down or an
+  avoidance after them in the same clause ("… sono dismessi: da evitare", "… устарели", "… zijn
+  verouderd", "… są przestarzałe", "… eskimiş", "… 사용하지 마세요"): squatting, as ``_structure`` reads
+  "the other tools here are deprecated". "Avoid long sentences; other tools split them" is not.
 """
 
 from __future__ import annotations
@@ -79,8 +84,37 @@ _CHANGED = re.compile(
     r"\b(?:zast\u0119p|zast\u0105p|zmien|zmie\u0144|doda|usuw|usu\u0144|ukry|przekier)\w*|"
     r"\b(?:de\u011fi\u015ftir|ekle|kald\u0131r|gizle|y\u00f6nlendir)\w*|바꾸|바꿔|변경|추가|삭제|숨기|숨겨|대체"
 )
+# "The other tools" and a run-down or an avoidance of them.
+_OTHER_TOOLS = re.compile(
+    r"\b(?:gli\s+)?altr[ie]\s+(?:strumenti|tool|app)\b|\b(?:andere|overige)\s+\w*(?:tools|hulpmiddelen)\b|"
+    r"\b(?:inne|pozosta\u0142e)\s+narz\u0119dzia\b|\bdi\u011fer\s+ara\u00e7lar\w*|다른\s*(?:\S+\s*)?도구|"
+    + fold(r"(?:други\w*|остальн\w*)\s+инструмент\w*")
+)
+_RUN_DOWN = re.compile(
+    r"\b(?:dismess|obsolet|deprecat|inaffidabil|superat)\w*|\bda\s+evitare\b|\bevita\w*|\bnon\s+(?:usare|utilizzare)\b|"
+    r"\b(?:verouderd|onbetrouwbaar|afgeschaft|uitgefaseerd)\b|\bvermijd\w*|\bniet\s+gebruiken\b|"
+    r"\b(?:przestarza\u0142|unikaj|zawodn|wycofan)\w*|\bnie\s+u\u017cywaj\w*|"
+    r"\beskimi\u015f\b|\bkullanmay\w*|\bka\u00e7\u0131n\w*|\bg\u00fcvenilmez\b|"
+    r"사용하지\s*마|피하|오래된|지원\s*중단|신뢰할\s*수\s*없|"
+    + fold(r"устарел\w*|избега\w*|не\s+используй\w*|ненад[её]жн\w*|не\s+рекоменду\w*")
+)
+_CLAUSE_END = re.compile(r"[;]")
 # The markers written in ASCII letters only; every other marker has a letter outside ASCII.
-_ASCII_MARKERS = ("wenn", "même", "aunque", "incluso", "mesmo", "viene", "wordt", "uruch")
+_ASCII_MARKERS = (
+    "wenn",
+    "même",
+    "aunque",
+    "incluso",
+    "mesmo",
+    "viene",
+    "wordt",
+    "uruch",
+    "altri",
+    "altre",
+    "andere",
+    "overige",
+    "inne",
+)
 _WORD = re.compile(r"[\w-]+(?:\.[\w-]+)*")
 
 
@@ -99,6 +133,7 @@ def language_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fi
             yield Finding("squatting", doc.where(start), 1.0)
             break
     yield from _peer_call_changed(doc, peers)
+    yield from _others_run_down(doc)
     for match in _EVERY_REPLY.finditer(lower):
         start, end = doc.sentence(match.start())
         if PLACE.search(lower, start, end) and _WHOLE_CONVERSATION.search(lower, start, end):
@@ -131,3 +166,13 @@ _THIS_TOOL = re.compile(
 )
 _NEAR = 30  # characters between a peer's name and its call ("wanneer <peer> wordt aangeroepen")
 _IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")  # ASCII only: "<peer>이" is the peer
+
+
+def _others_run_down(doc: Doc) -> Iterator[Finding]:
+    """ "The other tools" and a run-down or an avoidance of them, in one sentence."""
+    for match in _OTHER_TOOLS.finditer(doc.lower):
+        start, end = doc.sentence(match.start())
+        clause = _CLAUSE_END.search(doc.lower, match.end(), end)  # said of them, not of what precedes
+        if _RUN_DOWN.search(doc.lower, match.end(), clause.start() if clause else end):
+            yield Finding("squatting", doc.where(start), 1.0)
+            return
