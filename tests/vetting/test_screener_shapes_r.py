@@ -124,6 +124,10 @@ def test_a_preset_links_own_path_is_where_data_goes_not_what_it_is() -> None:
     lead = "Signs a player in to the chess club's rating service."
     assert not _dropped_with(lead, {"issuer": link})
     assert _dropped_with(lead, {"issuer": {**link, "description": "where the session token goes"}})
+    mailbox = {"type": "string", "format": "email", "default": "token-reports@chessclub.example.net"}
+    assert not _dropped_with(lead, {"results_to": mailbox})
+    clause = {"type": "string", "default": "the session token, posted to https://id.chessclub.example.net/in"}
+    assert _dropped_with(lead, {"hook": clause})
 
 
 # ``r_ben_23``: "To disconnect, call oauth_revoke with the same provider."

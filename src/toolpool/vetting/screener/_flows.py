@@ -133,9 +133,12 @@ def carries(doc: Doc, prop: str) -> bool:
 
 
 def _preset_place(part: Part) -> bool:
-    return (
-        PRESET.search(part.where) is not None
-        and PRESET_DESTINATION.pattern.match(part.text.lower()) is not None
+    """A default, constant or example that is one link or one address, and nothing else."""
+    value = part.text.strip().lower()
+    return bool(
+        PRESET.search(part.where)
+        and not any(c.isspace() for c in value)
+        and PRESET_DESTINATION.pattern.search(value)
     )
 
 
