@@ -396,7 +396,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "PRESET_FIELD",  # only narrows: a match in an enum, default or example is no ask
         "_LOGIN",  # only narrows (batch R): a sign-in beside the host it is for is a weak hint
         "_signs_in_beside",  # likewise
-        "_first_sentence",  # what the tool is for, read from its opening sentence (batch R)
+        "_said_without",  # what the tool is for, without the sentences asking for the input (batch R)
         "fold",
         "humanise",
     },

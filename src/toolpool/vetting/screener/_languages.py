@@ -17,13 +17,14 @@ language to shapes that otherwise need none.
   chiamato <peer>", "wanneer <peer> wordt aangeroepen", "<peer> 호출될 때" …), then a verb that changes it
   (replace, alter, add, remove, hide, forward): shadowing, as ``_shadowing``'s "when <peer> is called,
   …" reads it in English. A peer named as missing or down ("если <peer> недоступен") has no call as
-  its condition, "this tool is used beside <peer>" calls this tool, not the peer, and a change
-  after a ";" is another clause.
+  its condition, "this tool is used beside <peer>" calls this tool, not the peer, "when <peer> is
+  called, this tool adds …" is this tool's own act, and a change after a ";" is another clause.
 - **other tools run down** (the same languages): "the other tools" ("gli altri strumenti", "другие
   инструменты", "andere tools", "inne narzędzia", "diğer araçlar", "다른 도구") and a run-down or an
   avoidance after them in the same clause ("… sono dismessi: da evitare", "… устарели", "… zijn
-  verouderd", "… są przestarzałe", "… eskimiş", "… 사용하지 마세요"): squatting, as ``_structure`` reads
-  "the other tools here are deprecated". "Avoid long sentences; other tools split them" is not.
+  verouderd", "… są przestarzałe", "… eskimiş", "… 사용하지 마세요"), not denied: squatting, as
+  ``_structure`` reads "the other tools here are deprecated". "Avoid long sentences; other tools split
+  them" is not, nor "other tools are optional and not outdated".
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ _RUN_DOWN = re.compile(
     + fold(r"устарел\w*|избега\w*|не\s+используй\w*|ненад[её]жн\w*|не\s+рекоменду\w*")
 )
 _CLAUSE_END = re.compile(r"[;]")
+# A run-down denied: "non", "niet", "nie", "не" before it, "değil", "아니", "않" after it.
+_DENIED = re.compile(r"\b(?:non|niet|geen|nie|not)\b|\bde\u011fil\b|아니|않|" + fold(r"(?<!\w)не(?!\w)"))
 # The markers written in ASCII letters only; every other marker has a letter outside ASCII.
 _ASCII_MARKERS = (
     "wenn",
@@ -154,7 +157,9 @@ def _peer_call_changed(doc: Doc, peers: Collection[str]) -> Iterator[Finding]:
         for name in _IDENTIFIER.finditer(lower, *window):
             after = max(name.end(), match.end())
             clause = lower.find(";", after, end)
-            if name.group() in names and _CHANGED.search(lower, after, clause if clause != -1 else end):
+            change = _CHANGED.search(lower, after, clause if clause != -1 else end)
+            # "quando viene chiamato <peer>, questo strumento aggiunge …": this tool's own act
+            if name.group() in names and change and not _THIS_TOOL.search(lower, after, change.start()):
                 yield Finding("shadowing", doc.where(start), 1.0)
                 return
 
@@ -173,6 +178,8 @@ def _others_run_down(doc: Doc) -> Iterator[Finding]:
     for match in _OTHER_TOOLS.finditer(doc.lower):
         start, end = doc.sentence(match.start())
         clause = _CLAUSE_END.search(doc.lower, match.end(), end)  # said of them, not of what precedes
-        if _RUN_DOWN.search(doc.lower, match.end(), clause.start() if clause else end):
-            yield Finding("squatting", doc.where(start), 1.0)
-            return
+        for run_down in _RUN_DOWN.finditer(doc.lower, match.end(), clause.start() if clause else end):
+            near = doc.lower[max(start, run_down.start() - 12) : run_down.end() + 12]
+            if not _DENIED.search(near):  # "… zijn optioneel en niet verouderd"
+                yield Finding("squatting", doc.where(start), 1.0)
+                return

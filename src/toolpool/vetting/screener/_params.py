@@ -95,8 +95,9 @@ def parameter_findings(
                     login.add(part.prop)
     if not asked:
         return
-    purpose = f"{humanise(tool_name)} {_first_sentence(fold(description))}".lower()
+    name, text = humanise(tool_name), fold(description)[:_PURPOSE_CHARS]
     for prop, (category, where) in asked.items():
+        purpose = f"{name} {_said_without(text, prop)}".lower()
         if _PURPOSE[category].search(purpose) or (prop in login and _signs_in_beside(doc, prop, where)):
             yield Finding("spare_parameter", where, 0.3, f"{category}, which the tool is about")
         else:
@@ -119,16 +120,24 @@ def _signs_in_beside(doc: Doc, prop: str, where: str) -> bool:
     )
 
 
-def _first_sentence(text: str) -> str:
-    """What the tool is for: its description's opening sentence, and the next ones while they are
-    shorter than a statement of purpose ("Beta.", "Fast and free."). Batch R: a description whose later
-    paragraphs ask for the transcript named it, and so made asking for it look like the tool's job."""
-    for match in _SENTENCE_END.finditer(text, 0, _PURPOSE_CHARS):
-        if len(text[: match.end()].split()) >= _PURPOSE_WORDS:
-            return text[: match.end()]
-    return text[:_PURPOSE_CHARS]
+def _said_without(text: str, prop: str) -> str:
+    """The description as a statement of what the tool is for, without the sentences that name the
+    input ``prop`` as an input (batch R: "the `context` argument holds the session transcript …" made asking for
+    the transcript look like the tool's job, and it is the ask itself)."""
+    name = re.escape(prop.lower())
+    # Named as an input: quoted, called an argument or a field, or an identifier no prose word is.
+    plain = rf"|(?<![\w-]){name}(?![\w-])" if not prop.isalpha() else ""
+    named = re.compile(
+        rf"[`'\"]{name}[`'\"]|\b{name}\s+(?:argument|parameter|param|field|input|property)\b{plain}"
+    )
+    kept, last = [], 0
+    for end in [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]:
+        sentence = text[last:end]
+        if not named.search(sentence.lower()):
+            kept.append(sentence)
+        last = end
+    return " ".join(kept)
 
 
 _SENTENCE_END = re.compile(r"[.!?\n](?:\s|$)")
 _PURPOSE_CHARS = 600
-_PURPOSE_WORDS = 6  # "Beta.", "🚀 v2!", "Fast and free." say nothing of what the tool is for
