@@ -356,6 +356,8 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "input_drop_findings",  # likewise (batch Q): identifiers and hosts in any language
         "_inputs",  # the input names input_drop_findings looks for
         "language_findings",  # likewise (batch Q): words of six languages, not in the English triggers
+        "ceded_to",  # only narrows shadowing_findings (batch R): a peer that names this tool its successor
+        "preset_echo_findings",  # runs before either path (batch R): addresses and words of six languages
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),
@@ -375,6 +377,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
     _exfil.exfil_findings: {
         *("Doc", "Finding", "SentenceHits", "_DATA_VERB_AFTER", "_HARMFUL", "_RUG_PULL"),
         *("_SIDE_EFFECT", "_STEALTH", "_sentence", "position"),
+        "_FAILING",  # only narrows (batch R): "fails silently" is no stealth
     },
     _shadowing.shadowing_findings: {
         *("Doc", "Finding", "_BLOCK_SERVER", "_CHANGE_PAYEE", "_INSTEAD_OF", "_REDEFINE", "_REDIRECT"),
@@ -391,6 +394,9 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "SentenceHits",
         "_PAYMENT",
         "PRESET_FIELD",  # only narrows: a match in an enum, default or example is no ask
+        "_LOGIN",  # only narrows (batch R): a sign-in beside the host it is for is a weak hint
+        "_signs_in_beside",  # likewise
+        "_said_without",  # what the tool is for, without the sentences asking for the input (batch R)
         "fold",
         "humanise",
     },

@@ -54,6 +54,10 @@ _STEALTH = vocab(
     r"(?:\s+(?:prompts?|dialogs?|steps?|requests?))?\b",
     "silent|secret|covert|surreptitious|stealth|quiet|invisibl|without|with no|behind the scenes|skip|bypass|suppress|avoid",
 )
+# A failure that goes unreported, right before the stealth word: "anything else fails silently".
+_FAILING = re.compile(
+    r"\b(?:fail|fails|failed|failing|breaks|broke|crash\w*|errors?|errored|dies|died|aborts?)\s+$", _I
+)
 _DATA_VERB_AFTER = re.compile(
     r"\W*(?:\w+\W+){0,2}(?:add|append|send|upload|include|copy|forward|log|record|store|read|collect|"
     r"post|attach|embed|insert|change|replace|reroute|redirect|bcc|cc|call|run|invoke|execute)",
@@ -103,6 +107,12 @@ _NEGATED_SEND = re.compile(
     r"\b(?:never|not|n't|no\s+longer)\s+(?:be\s+|been\s+|gets?\s+)?(?:sent|send\w*|shar\w+|upload\w*|"
     r"transmit\w*|cop(?:y|ies|ied)|forward\w*|post\w*|leak\w*|leaves?)\b"
 )
+# An input described by what it holds, a participle right after a noun: "the thread passed in `messages`".
+_DESCRIBED = re.compile(
+    r"(?<!\bbe)(?<!\bbeen)(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bget)(?<!\bgets)(?<!\bto)(?<=\w)\s+"
+    r"(?:passed|given|supplied|provided|sent|received|included|attached|pasted)\s*$",
+    _I,
+)
 _FILLED = ("populat", "fill", "prefill")  # the fill orders of ``INTO_PARAMETER``
 _QUOTED = re.compile(r"['\"`]([\w-]+)['\"`]")
 # A docstring's entry for one input: "@param {string} ctx", ":param ctx:", "ctx (str):".
@@ -128,6 +138,8 @@ def exfil_findings(doc: Doc, hits: SentenceHits) -> Iterator[Finding]:
             mention = position(text, start, match.start()) == "mention"
             yield Finding(signal, doc.where(match.start()), MENTION_STRENGTH if mention else 1.0)
     for match in islice(doc.finditer(_STEALTH), MATCH_BUDGET):
+        if _FAILING.search(text, max(0, match.start() - 20), match.start()):
+            continue  # "fails silently": how a fault shows, not something hidden from the person
         acting = _DATA_VERB_AFTER.match(text, match.end(), match.end() + 60) is not None
         yield Finding("stealth", doc.where(match.start()), 1.0 if acting else 0.6)
     for match in islice(doc.finditer(_SIDE_EFFECT), MATCH_BUDGET):
@@ -204,9 +216,7 @@ def _carry(
             named, quoted = None, filled
         else:
             subject = match.group(3)  # "the `extra` field must contain ..."
-            if subject is None and not _FILL_VERBS.search(
-                sentence, max(0, match.start() - 200), match.start()
-            ):
+            if subject is None and not _ordered_fill(sentence, match.start()):
                 continue
             named, quoted = match.group(1) or subject, match.group(2)
             if quoted is not None and sentence[match.start(2) : match.end(2)] not in inputs:
@@ -218,6 +228,16 @@ def _carry(
             yield Finding("param_carry", where, scale)
         elif (named or quoted or "") in SPARE_NAMES:
             yield Finding("param_carry", where, 0.6 * scale)
+
+
+def _ordered_fill(sentence: str, at: int) -> bool:
+    """A verb of filling before the parameter named at ``at`` that is not only its description: "the
+    thread passed in `messages`" says what the input holds (a participle after a noun), "pass the
+    thread in `messages`" or "the thread must be passed in `messages`" asks for it."""
+    verbs = list(_FILL_VERBS.finditer(sentence, max(0, at - 200), at))
+    if verbs and _DESCRIBED.search(sentence, max(0, at - 60), at):
+        verbs = verbs[:-1]
+    return bool(verbs)
 
 
 def _entry(doc: Doc, start: int) -> str | None:

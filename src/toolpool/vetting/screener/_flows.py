@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
@@ -40,6 +40,7 @@ __all__ = [
     "is_valuable",
     "preset_carries",
     "sends",
+    "to_its_issuer",
 ]
 
 _SEND = re.compile(
@@ -82,9 +83,63 @@ _PURPOSE = re.compile(
 )
 
 
+# A credential held to the service that issued it: "sent only to the provider's token endpoint", or
+# "reads DATAHUB_TOKEN …; it is sent only to https://api.datahub.example.com" (a label of the host
+# names the credential in the same sentence). The service the tool works with is no outside place.
+_ONLY_TO = re.compile(r"(?<!\bnot\s)\bonly\s+(?:to|with)\s+")
+_ISSUER = re.compile(
+    r"(?:the\s+)?(?:provider|service|issuer|vendor|platform|identity\s+provider|idp|authori[sz]ation\s+server)'s\s+"
+    r"(?:own\s+)?(?:[\w-]+\s+){0,2}?(?:endpoints?|api|servers?|hosts?|urls?)\b"
+)
+_HOST = re.compile(r"(?:[a-z][a-z0-9+.-]{1,15}://)?((?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24})\b")
+_GENERIC_LABELS = frozenset(
+    {"api", "www", "auth", "login", "oauth", "example", "com", "net", "org", "io", "app"}
+)
+_CREDENTIAL = r"[ _-]?(?:api[ _-]?)?(?:token|key|secret|password|credentials?)s?\b"
+
+
+def to_its_issuer(sentence: str) -> bool:
+    """A credential the sentence says goes only to the service that issued it (said, not ordered)."""
+    if ORDER.search(sentence):
+        return False
+    for only in _ONLY_TO.finditer(sentence):
+        if _ISSUER.match(sentence, only.end()):
+            return True
+        host = _HOST.match(sentence, only.end())
+        if host is None:
+            continue
+        labels = set(re.split(r"[.-]", host.group(1))) - _GENERIC_LABELS
+        rest = sentence[: host.start()] + " " + sentence[host.end() :]
+        if any(
+            len(label) >= 3 and re.search(rf"\b{re.escape(label)}{_CREDENTIAL}", rest) for label in labels
+        ):
+            return True
+    return False
+
+
+# A place named by its owner ("to the account's own webhook endpoints", "into the customer's own
+# bucket"): the possessive says whose the destination is, not what goes there.
+_OWNERS_PLACE = re.compile(r"\b(?:to|into|at|on)\s+(?:the\s+|their\s+|its\s+)?(?:[\w-]+(?:'s|s')\s+)?own\b")
+
+
 def carries(doc: Doc, prop: str) -> bool:
-    """Does a property's own text (its description, title …) ask for the user's or model's data?"""
-    return any(p.prop == prop and not p.name and is_valuable(p.text.lower()) for p in doc.parts)
+    """Does a property's own text (its description, title …) ask for the user's or model's data? A
+    preset link or address is where the data goes, not what it is ("…/oauth/token" names an endpoint;
+    ``preset_carries`` reads the value on its own terms)."""
+    return any(
+        p.prop == prop and not p.name and is_valuable(p.text.lower()) and not _preset_place(p)
+        for p in doc.parts
+    )
+
+
+def _preset_place(part: Part) -> bool:
+    """A default, constant or example that is one link or one address, and nothing else."""
+    value = part.text.strip().lower()
+    return bool(
+        PRESET.search(part.where)
+        and not any(c.isspace() for c in value)
+        and PRESET_DESTINATION.pattern.search(value)
+    )
 
 
 def preset_carries(doc: Doc, prop: str, value: str) -> bool:
@@ -119,9 +174,10 @@ def sends(sentence: str) -> bool:
 
 
 def flow(sentence: str) -> tuple[str, float] | None:
-    personal = PERSONAL.search(sentence) or PERSONAL_DATA.search(sentence)
-    valuable = personal or is_valuable(sentence) or FLOW_OBJECTS.search(sentence) is not None
-    valuable = valuable or PERSONS_CONTENT.search(sentence) is not None  # by itself 0.6: a file host
+    payload = _OWNERS_PLACE.sub(" ", sentence)  # "to the account's own endpoints" says whose the place is
+    personal = PERSONAL.search(payload) or PERSONAL_DATA.search(payload)
+    valuable = personal or is_valuable(payload) or FLOW_OBJECTS.search(payload) is not None
+    valuable = valuable or PERSONS_CONTENT.search(payload) is not None  # by itself 0.6: a file host
     if valuable and PAYMENT_DESTINATION.search(sentence):
         return ("data_flow", 1.0)
     if PROTECTED.search(sentence):  # "keep secrets out of the URL; put them in `headers`, unlogged"
@@ -130,6 +186,8 @@ def flow(sentence: str) -> tuple[str, float] | None:
         return None
     ordered_past = _PURPOSE.search(sentence) or CONSENT_DROPPED.search(sentence)  # … or past their approval
     if BOUND_TO_OWN.search(sentence) and not ordered_past:
+        return None
+    if to_its_issuer(sentence) and not ordered_past:
         return None
     if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
         return ("data_flow", 0.6)

@@ -12,6 +12,19 @@ language to shapes that otherwise need none.
   literal link or host and a scope wider than a call ("em toda a conversa", "in jedem Gespräch",
   "整个对话") in one sentence: the model's replies shaped to advertise (line jumping). Without the
   scope it describes what the tool returns ("jede Antwort enthält den Link zur Quelle").
+- **a peer's call changed** (batch R's languages: Italian, Korean, Russian, Dutch, Polish, Turkish):
+  a peer's name right beside its call as the condition ("когда срабатывает <peer>", "quando viene
+  chiamato <peer>", "wanneer <peer> wordt aangeroepen", "<peer> 호출될 때" …), then a verb that changes it
+  (replace, alter, add, remove, hide, forward): shadowing, as ``_shadowing``'s "when <peer> is called,
+  …" reads it in English. A peer named as missing or down ("если <peer> недоступен") has no call as
+  its condition, "this tool is used beside <peer>" calls this tool, not the peer, "when <peer> is
+  called, this tool adds …" is this tool's own act, and a change after a ";" is another clause.
+- **other tools run down** (the same languages): "the other tools" ("gli altri strumenti", "другие
+  инструменты", "andere tools", "inne narzędzia", "diğer araçlar", "다른 도구") and a run-down or an
+  avoidance after them in the same clause ("… sono dismessi: da evitare", "… устарели", "… zijn
+  verouderd", "… są przestarzałe", "… eskimiş", "… 사용하지 마세요"), not denied: squatting, as
+  ``_structure`` reads "the other tools here are deprecated". "Avoid long sentences; other tools split
+  them" is not, nor "other tools are optional and not outdated".
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ from collections.abc import Collection, Iterator
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._text import fold
 
 __all__ = ["language_findings"]
 
@@ -55,12 +69,61 @@ _ASKS = re.compile(
     r"pe[cç]a|pede|nomei[ae]|escolh[ae]|prefir[ae]|queira|quer|cite|solicit[ae])\b|"
     r"指定|求め|頼|選|言及|要求|选择|選擇|选用|点名|提到|提及"
 )
+# The peer's call as a condition (Russian as ``fold`` leaves it: look-alike Cyrillic read as Latin).
+_CALLED = re.compile(
+    fold(r"срабатыва\w*|вызыва\w*|вызов\w*|запуска\w*|запуск\w*")
+    + r"|\bviene\s+(?:chiamat|invocat|eseguit|usat)\w*|\bwordt\s+(?:aangeroepen|uitgevoerd|gestart|gebruikt)\b|"
+    r"\bwywo\u0142ywan\w*|\bwywo\u0142ani\w*|\buruchamian\w*|\buruchomieni\w*|"
+    r"\u00e7a\u011fr\u0131ld\u0131\u011f\u0131nda|\u00e7al\u0131\u015ft\u0131r\u0131ld\u0131\u011f\u0131nda|"
+    r"\u00e7al\u0131\u015ft\u0131\u011f\u0131nda|호출될\s*때|실행될\s*때|호출되면|실행되면|호출\s*시|실행\s*시"
+)
+# A change of that call: replace, alter, add, remove, hide, forward.
+_CHANGED = re.compile(
+    fold(r"замен\w*|подмен\w*|измен\w*|добав\w*|удал\w*|скрыв\w*|скры\w*|перенаправ\w*|пересыл\w*")
+    + r"|\b(?:sostitu|modific|aggiung|rimuov|nascond|inoltr|reindirizz)\w*|"
+    r"\b(?:vervang|wijzig|voeg|toegevoegd|verwijder|verberg|doorgestuurd|stuur)\w*|"
+    r"\b(?:zast\u0119p|zast\u0105p|zmien|zmie\u0144|doda|usuw|usu\u0144|ukry|przekier)\w*|"
+    r"\b(?:de\u011fi\u015ftir|ekle|kald\u0131r|gizle|y\u00f6nlendir)\w*|바꾸|바꿔|변경|추가|삭제|숨기|숨겨|대체"
+)
+# "The other tools" and a run-down or an avoidance of them.
+_OTHER_TOOLS = re.compile(
+    r"\b(?:gli\s+)?altr[ie]\s+(?:strumenti|tool|app)\b|\b(?:andere|overige)\s+\w*(?:tools|hulpmiddelen)\b|"
+    r"\b(?:inne|pozosta\u0142e)\s+narz\u0119dzia\b|\bdi\u011fer\s+ara\u00e7lar\w*|다른\s*(?:\S+\s*)?도구|"
+    + fold(r"(?:други\w*|остальн\w*)\s+инструмент\w*")
+)
+_RUN_DOWN = re.compile(
+    r"\b(?:dismess|obsolet|deprecat|inaffidabil|superat)\w*|\bda\s+evitare\b|\bevita\w*|\bnon\s+(?:usare|utilizzare)\b|"
+    r"\b(?:verouderd|onbetrouwbaar|afgeschaft|uitgefaseerd)\b|\bvermijd\w*|\bniet\s+gebruiken\b|"
+    r"\b(?:przestarza\u0142|unikaj|zawodn|wycofan)\w*|\bnie\s+u\u017cywaj\w*|"
+    r"\beskimi\u015f\b|\bkullanmay\w*|\bka\u00e7\u0131n\w*|\bg\u00fcvenilmez\b|"
+    r"사용하지\s*마|피하|오래된|지원\s*중단|신뢰할\s*수\s*없|"
+    + fold(r"устарел\w*|избега\w*|не\s+используй\w*|ненад[её]жн\w*|не\s+рекоменду\w*")
+)
+_CLAUSE_END = re.compile(r"[;]")
+# A run-down denied: "non", "niet", "nie", "не" before it, "değil", "아니", "않" after it.
+_DENIED = re.compile(r"\b(?:non|niet|geen|nie|not)\b|\bde\u011fil\b|아니|않|" + fold(r"(?<!\w)не(?!\w)"))
+# The markers written in ASCII letters only; every other marker has a letter outside ASCII.
+_ASCII_MARKERS = (
+    "wenn",
+    "même",
+    "aunque",
+    "incluso",
+    "mesmo",
+    "viene",
+    "wordt",
+    "uruch",
+    "altri",
+    "altre",
+    "andere",
+    "overige",
+    "inne",
+)
 _WORD = re.compile(r"[\w-]+(?:\.[\w-]+)*")
 
 
 def language_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
     lower = doc.lower
-    if lower.isascii() and not any(word in lower for word in ("wenn", "même", "aunque", "incluso", "mesmo")):
+    if lower.isascii() and not any(word in lower for word in _ASCII_MARKERS):
         return  # the cheap gate: every marker but four has a letter outside ASCII
     for match in _CONCESSION.finditer(lower):
         start, end = doc.sentence(match.start())
@@ -72,8 +135,51 @@ def language_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fi
         if asks and own in before and not after.isdisjoint(peer.lower() for peer in peers if len(peer) > 2):
             yield Finding("squatting", doc.where(start), 1.0)
             break
+    yield from _peer_call_changed(doc, peers)
+    yield from _others_run_down(doc)
     for match in _EVERY_REPLY.finditer(lower):
         start, end = doc.sentence(match.start())
         if PLACE.search(lower, start, end) and _WHOLE_CONVERSATION.search(lower, start, end):
             yield Finding("line_jumping", doc.where(start), 1.0)
             break
+
+
+def _peer_call_changed(doc: Doc, peers: Collection[str]) -> Iterator[Finding]:
+    """A sentence with a peer's call as its condition (the peer's name within ``_NEAR`` characters of
+    the call) and a change of it after the peer's name."""
+    lower = doc.lower
+    names = {peer.lower() for peer in peers if len(peer) > 2}
+    for match in _CALLED.finditer(lower):
+        start, end = doc.sentence(match.start())
+        window = max(start, match.start() - _NEAR), min(end, match.end() + _NEAR)
+        if _THIS_TOOL.search(lower, max(start, match.start() - _NEAR), match.start()):
+            continue  # "deze tool wordt gebruikt naast <peer>": this tool's call, not the peer's
+        for name in _IDENTIFIER.finditer(lower, *window):
+            after = max(name.end(), match.end())
+            clause = lower.find(";", after, end)
+            change = _CHANGED.search(lower, after, clause if clause != -1 else end)
+            # "quando viene chiamato <peer>, questo strumento aggiunge …": this tool's own act
+            if name.group() in names and change and not _THIS_TOOL.search(lower, after, change.start()):
+                yield Finding("shadowing", doc.where(start), 1.0)
+                return
+
+
+# This tool as the one called, in the same languages.
+_THIS_TOOL = re.compile(
+    r"\b(?:deze\s+tool|dit\s+(?:hulpmiddel|programma)|questo\s+strumento|lo\s+strumento|to\s+narz\u0119dzie|"
+    r"narz\u0119dzie|bu\s+ara\u00e7)\b|이\s*도구|" + fold(r"этот\s+инструмент|инструмент")
+)
+_NEAR = 30  # characters between a peer's name and its call ("wanneer <peer> wordt aangeroepen")
+_IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")  # ASCII only: "<peer>이" is the peer
+
+
+def _others_run_down(doc: Doc) -> Iterator[Finding]:
+    """ "The other tools" and a run-down or an avoidance of them, in one sentence."""
+    for match in _OTHER_TOOLS.finditer(doc.lower):
+        start, end = doc.sentence(match.start())
+        clause = _CLAUSE_END.search(doc.lower, match.end(), end)  # said of them, not of what precedes
+        for run_down in _RUN_DOWN.finditer(doc.lower, match.end(), clause.start() if clause else end):
+            near = doc.lower[max(start, run_down.start() - 12) : run_down.end() + 12]
+            if not _DENIED.search(near):  # "… zijn optioneel en niet verouderd"
+                yield Finding("squatting", doc.where(start), 1.0)
+                return

@@ -50,6 +50,18 @@ _HARMLESS = re.compile(
 )
 
 
+# The harmless scope is itself what lapses: "the trash step is gone", "read-only mode was removed".
+_ITSELF_GONE = re.compile(
+    r"[`'\"]?\s+(?:\w+\s+){0,2}?(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:gone|removed|"
+    r"ignored|retired|dropped|disabled|skipped|bypassed)\b"
+)
+
+
 def lapses(sentence: str) -> bool:
     """Does ``sentence`` (lower case, in a change note) let a safeguard lapse over the person's stake?"""
-    return bool(LAPSED.search(sentence) and STAKE.search(sentence) and not _HARMLESS.search(sentence))
+    return bool(LAPSED.search(sentence) and STAKE.search(sentence) and not _harmless(sentence))
+
+
+def _harmless(sentence: str) -> bool:
+    """A harmless scope or a way back that still holds (not one the sentence says is gone)."""
+    return any(not _ITSELF_GONE.match(sentence, m.end()) for m in _HARMLESS.finditer(sentence))

@@ -2,8 +2,11 @@
 
 A parameter whose name or description asks for the conversation, secrets or other files is a
 drop box, unless the tool is about exactly that (a chat summariser may take the conversation,
-a vault tool a secret): then it is only a weak hint. A boolean is no drop box: it carries true or
-false, not data ("reveal_secrets" switches what the tool shows its caller).
+a vault tool a secret): then it is only a weak hint. So is a secret asked beside an input for the
+host it signs in to ("host", "username", "password" of an SFTP destination): a connection's login,
+if what it asks is a password or a token, not a collection ("all stored passwords"). A boolean is
+no drop box: it carries true or false, not data ("reveal_secrets" switches what the tool shows its
+caller).
 """
 
 from __future__ import annotations
@@ -49,6 +52,12 @@ _PAYMENT = vocab(
     "card|cvv|cvv2|cvc|cvc2|csc|iban|routing number|sort code|account number|account numbers|social security|"
     "passport|national id|tax id|ssn",
 )
+# An input naming the place a connection goes to: a secret beside one is that connection's sign-in.
+_PLACE_INPUT = re.compile(r"(?:host|hostname|server|endpoint|url|uri|dsn)$")
+_LOGIN = re.compile(
+    r"(?:(?:the\s+user'?s|their)\s+(?!(?:all|every|any|other|stored|saved|local|cached)\b)(?:\w+\s+){0,2}?)?"
+    r"(?:credentials|secrets|passwords|tokens|api[ _-]?keys?)"
+)
 _INSTRUCTIONS = re.compile(r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?)")
 
 # Every finding of this module starts at a match of one of these (the fast path relies on it).
@@ -61,6 +70,7 @@ def parameter_findings(
     """One finding per input parameter whose name or description asks for such data (``flags``,
     the boolean parameters, carry none)."""
     asked: dict[str, tuple[str, str]] = {}
+    login: set[str] = set()  # inputs whose secret is a sign-in (a password, a token), not a collection
     for category, matches in (
         ("conversation", doc.finditer(CONVERSATION)),
         ("secrets", hits.found("secret")),
@@ -81,11 +91,53 @@ def parameter_findings(
                 if category == "conversation" and _INSTRUCTIONS.match(match.group()):
                     asked[part.prop] = ("instructions", part.where)  # the strongest ask of a property
                 asked.setdefault(part.prop, (category, part.where))
+                if category == "secrets" and part.prop not in login and _LOGIN.fullmatch(match.group()):
+                    login.add(part.prop)
     if not asked:
         return
-    purpose = f"{humanise(tool_name)} {fold(description)[:600]}".lower()
-    for category, where in asked.values():
-        if _PURPOSE[category].search(purpose):
+    name, text = humanise(tool_name), fold(description)[:_PURPOSE_CHARS]
+    for prop, (category, where) in asked.items():
+        purpose = f"{name} {_said_without(text, prop)}".lower()
+        if _PURPOSE[category].search(purpose) or (prop in login and _signs_in_beside(doc, prop, where)):
             yield Finding("spare_parameter", where, 0.3, f"{category}, which the tool is about")
         else:
             yield Finding("spare_parameter", where, 1.0, category)
+
+
+def _signs_in_beside(doc: Doc, prop: str, where: str) -> bool:
+    """Does the input ``prop`` (asking at ``where``) stand in one object with an input for a host?"""
+    cut = where.rfind(f".properties.{prop}")
+    if cut == -1:
+        return False
+    parent = where[: cut + len(".properties.")]
+    return any(
+        p.name
+        and p.prop != prop
+        and p.prop
+        and p.where.startswith(parent)
+        and _PLACE_INPUT.search(p.prop.lower())
+        for p in doc.parts
+    )
+
+
+def _said_without(text: str, prop: str) -> str:
+    """The description as a statement of what the tool is for, without the sentences that name the
+    input ``prop`` as an input (batch R: "the `context` argument holds the session transcript …" made asking for
+    the transcript look like the tool's job, and it is the ask itself)."""
+    name = re.escape(prop.lower())
+    # Named as an input: quoted, called an argument or a field, or an identifier no prose word is.
+    plain = rf"|(?<![\w-]){name}(?![\w-])" if not prop.isalpha() else ""
+    named = re.compile(
+        rf"[`'\"]{name}[`'\"]|\b{name}\s+(?:argument|parameter|param|field|input|property)\b{plain}"
+    )
+    kept, last = [], 0
+    for end in [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]:
+        sentence = text[last:end]
+        if not named.search(sentence.lower()):
+            kept.append(sentence)
+        last = end
+    return " ".join(kept)
+
+
+_SENTENCE_END = re.compile(r"[.!?\n](?:\s|$)")
+_PURPOSE_CHARS = 600

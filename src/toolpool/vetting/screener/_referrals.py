@@ -8,13 +8,16 @@ the model's work through another server.
 - a step the person signs off first: "call apply_patch after the user reviews it" (batch R), unless
   the sentence carries a literal destination of its own (an address or a link);
 - a kind routed elsewhere: "For images, use image_optimize instead." (batch R) — a narrow class of
-  input this tool does not take, never "for every request" or "for anything".
+  input this tool does not take, never "for every request" or "for anything";
+- the way back out: "To disconnect, call oauth_revoke …" (batch R) — undoing what this tool did is
+  the peer's job; nothing worth having and no literal place in the sentence, nothing "first".
 """
 
 from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._flows import is_valuable
 from toolpool.vetting.screener._input_drop import PLACE
 
 __all__ = ["referral"]
@@ -29,6 +32,7 @@ def referral(sentence: str, *, fed: bool) -> bool:
         or (_fallback(sentence) and not fed)
         or _signed_off(sentence)
         or _kind_routed(sentence)
+        or _undone(sentence)
     )
 
 
@@ -78,6 +82,23 @@ def _kind_routed(sentence: str) -> bool:
     return _KIND_FIRST.match(sentence) is not None and "instead" in sentence
 
 
+def _undone(sentence: str) -> bool:
+    """ "To cancel, use <peer>.": the act that reverses this tool's is referred to the peer that does it."""
+    return bool(
+        _UNDO_FIRST.match(sentence)
+        and not _FIRST.search(sentence)
+        and PLACE.search(sentence) is None
+        and not is_valuable(sentence, bare_secrets=False)
+    )
+
+
+# "To undo / revoke / disconnect / sign out …, call <peer>" at the sentence's start.
+_UNDO_FIRST = re.compile(
+    r"^[^\w]*to\s+(?:undo|reverse|revoke|cancel|withdraw|remove|delete|unsubscribe|uninstall|roll\s+back|"
+    r"sign\s+out|log\s+out|disconnect|disable|dismiss|unlink|unpin|unpublish|unregister|unshare|unfollow|"
+    r"unmount|unlock|deregister|deactivate|deprovision|detach)\b[^,.;:]{0,60},\s*(?:please\s+)?(?:call|use|run|invoke)\b"
+)
+_FIRST = re.compile(r"\b(?:first|before|always|every|each|any|all)\b")
 # Narrower than ``_consent._THEIR_ANSWER`` on purpose: only approval verbs, not "types", "pays" or
 # "says" — this relaxes a peer directive, so it takes the person's sign-off and nothing less.
 _SIGN_OFF = re.compile(

@@ -18,6 +18,7 @@ from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._input_drop import input_drop_findings
+from toolpool.vetting.screener._kept import blank_kept_back
 from toolpool.vetting.screener._languages import language_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
@@ -28,7 +29,8 @@ from toolpool.vetting.screener._peer_calls import peer_call_findings
 from toolpool.vetting.screener._peer_index import by_identity
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
-from toolpool.vetting.screener._shadowing import shadowing_findings
+from toolpool.vetting.screener._preset_echo import preset_echo_findings
+from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._structure import structure_findings
@@ -168,12 +170,15 @@ def _screen(
         findings += named_order_findings(doc)
         findings += payee_findings(doc, described)
         findings += input_drop_findings(doc, _inputs(fields))
+        findings += preset_echo_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet
     hits = SentenceHits(doc)
-    findings += _phrases(doc, own, peers, hits)
+    findings += _phrases(
+        doc, own, peers, hits, ceded_to(doc, own, described) if mode == "tool" else frozenset()
+    )
     findings += soft_findings(doc)
     if mode == "tool":
         findings += parameter_findings(doc, hits, own, description, _flags(fields))
@@ -211,16 +216,20 @@ def _flags(fields: Sequence[Field]) -> frozenset[str]:
 def _part(field: Field) -> Part:
     if field.kind == "key":
         return Part(field.where, humanise(field.text), field.prop, name=True)
-    return Part(field.where, fold(field.text), field.prop)
+    return Part(field.where, blank_kept_back(fold(field.text)), field.prop)
 
 
 def _phrases(
-    doc: Doc, own: str = "", peers: Collection[str] = frozenset(), hits: SentenceHits | None = None
+    doc: Doc,
+    own: str = "",
+    peers: Collection[str] = frozenset(),
+    hits: SentenceHits | None = None,
+    ceded: Collection[str] = frozenset(),
 ) -> Iterator[Finding]:
     yield from directive_findings(doc)
     yield from markup_findings(doc)
     yield from exfil_findings(doc, hits if hits is not None else SentenceHits(doc))
-    yield from shadowing_findings(doc, own, peers)
+    yield from shadowing_findings(doc, own, peers, ceded)
     yield from structure_findings(doc, own.lower())
 
 

@@ -18,8 +18,9 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._referrals import referral
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
+from toolpool.vetting.screening import Peer
 
-__all__ = ["TRIGGERS", "mention_findings", "shadowing_findings"]
+__all__ = ["TRIGGERS", "ceded_to", "mention_findings", "shadowing_findings"]
 
 _I = re.IGNORECASE
 _NAME = r"[`'\"]?([A-Za-z][\w.-]*)[`'\"]?"
@@ -148,7 +149,10 @@ TRIGGERS: tuple[Vocab, ...] = (
 )
 
 
-def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Iterator[Finding]:
+def shadowing_findings(
+    doc: Doc, own_name: str, peers: Collection[str], ceded: Collection[str] = ()
+) -> Iterator[Finding]:
+    """``ceded``: peers (lower case) whose own definitions name this tool as taking their place."""
     text = doc.text
     own = own_name.lower()
     for match in _budget(doc.finditer(_REDEFINE)):
@@ -162,7 +166,8 @@ def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Itera
     for match in _budget(doc.finditer(_REPLACE_OUTPUT)):
         yield _found(doc, match.start(), 1.0)
     for match in _budget(doc.finditer(_SUPERSEDES)):
-        if _names_other(doc.original(match, 1), match.group(2) is not None, own):
+        name = doc.original(match, 1)
+        if _names_other(name, match.group(2) is not None, own) and name.lower() not in ceded:
             yield _found(doc, match.start(), 0.5)
     for words in (_REDIRECT, _CHANGE_PAYEE, _BLOCK_SERVER):
         for match in _budget(doc.finditer(words)):
@@ -172,7 +177,27 @@ def shadowing_findings(doc: Doc, own_name: str, peers: Collection[str]) -> Itera
             yield _found(doc, match.start(), 0.6)
     for match in _budget(doc.finditer(_SELF_PROMOTION)):
         yield Finding("self_promotion", doc.where(match.start()))
-    yield from mention_findings(doc, own, peers)
+    yield from mention_findings(doc, own, peers, ceded)
+
+
+def ceded_to(doc: Doc, own_name: str, described: Collection[Peer]) -> frozenset[str]:
+    """Peers whose own definition names this tool ("Deprecated: … use deploy_preview for new
+    projects.") or opens with its own retirement ("Deprecated v2 compressor"): this tool saying that it
+    supersedes or replaces one of them repeats what that peer says of itself. The peers are read only
+    when the document claims to supersede or replace something."""
+    own = own_name.lower()
+    if len(own) < 3 or not described or not doc.mentions(_SUPERSEDES):
+        return frozenset()
+    named = re.compile(rf"(?<![\w.-]){re.escape(own)}(?![\w-])")
+    return frozenset(
+        p.name.lower()
+        for p in described
+        if _RETIRED.match(p.description.lower()) or named.search(p.description.lower())
+    )
+
+
+# A peer's definition that opens with its own retirement: "Deprecated v2 compressor; removal planned".
+_RETIRED = re.compile(r"\W*(?:deprecated|superseded|obsolete|retired|end[ -]of[ -]life)\b")
 
 
 def _budget(matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
@@ -193,8 +218,11 @@ def _names_other(name: str, says_tool: bool, own: str) -> bool:
     return says_tool or IDENTIFIER.fullmatch(name) is not None
 
 
-def mention_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
-    """Names of tools written as such, and names of ``peers`` (``own`` in lower case is skipped)."""
+def mention_findings(
+    doc: Doc, own: str, peers: Collection[str], ceded: Collection[str] = ()
+) -> Iterator[Finding]:
+    """Names of tools written as such, and names of ``peers`` (``own`` in lower case is skipped;
+    ``ceded`` as ``shadowing_findings`` takes it)."""
     text, lower = doc.text, doc.lower
     named: dict[str, int] = {}
     if any(mark in text for mark in "`'\"") or " tool" in lower:
@@ -213,7 +241,7 @@ def mention_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
             continue
         marked = text[at - 1 : at] in ("`", "'", '"') or _marked(lower, lowered)
         if (name in peers or lowered in peers) and (marked or IDENTIFIER.fullmatch(name)):
-            yield _peer(doc, name, at)
+            yield _peer(doc, name, at, ceded=lowered in ceded)
         elif marked and IDENTIFIER.fullmatch(name):
             yield Finding("tool_mentions", doc.where(at))
 
@@ -225,7 +253,7 @@ def _marked(lower: str, name: str) -> bool:
     )
 
 
-def _peer(doc: Doc, name: str, at: int) -> Finding:
+def _peer(doc: Doc, name: str, at: int, *, ceded: bool = False) -> Finding:
     start, _ = doc.sentence(at)
     text = doc.text
     after = at + len(name)
@@ -233,7 +261,7 @@ def _peer(doc: Doc, name: str, at: int) -> Finding:
         (_INVOKING_BEFORE.search(text, max(start, at - 40), at) and not _SELF_NEGATED.search(text, start, at))
         or (_INVOKING_AFTER.match(text, after) and not _PRECONDITION.search(text, max(start, at - 60), at))
         or _FEEDING_BEFORE.search(text, max(start, at - 120), at)
-        or _REPLACING.search(text, start, at)
+        or (_REPLACING.search(text, start, at) and not ceded)
     )
     detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
     sentence = doc.lower[start : doc.sentence(at)[1]]

@@ -169,6 +169,8 @@ def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
     )
     for words, judge in judges:
         for match in islice(doc.finditer(words), MATCH_BUDGET):
+            if judge is _change and _in_link(doc.lower, match.start()):
+                continue  # "…/oauth2/v2.0/token": a version in a link's path is no note of change
             found = _once(doc, match, judge, seen, own)
             if found is not None:
                 yield found
@@ -181,6 +183,12 @@ def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
         if part.prop is not None and PRESET.search(part.where) and preset_carries(doc, part.prop, part.text):
             yield Finding("data_flow", part.where, 1.0)
             break
+
+
+def _in_link(lower: str, at: int) -> bool:
+    """Does the word at ``at`` stand inside a link or a path (after a "/" in the same token)?"""
+    before = lower[max(0, at - 200) : at]
+    return bool(before) and not before[-1].isspace() and "/" in before.rsplit(None, 1)[-1]
 
 
 def _once(
