@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._peer_index import by_identity
+from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import RUN_DOWN
 
@@ -93,15 +93,4 @@ def _run_down_peer(text: str, lower: str, peers: Collection[str]) -> bool:
 
 def _names_peer(clause: str, peers: Collection[str]) -> bool:
     words = set(re.findall(r"[a-z][\w-]*", clause))
-    return not words.isdisjoint(_lowered(peers) if isinstance(peers, frozenset) else _lowered_once(peers))
-
-
-@by_identity
-def _lowered(peers: frozenset[str]) -> frozenset[str]:
-    """The peer names a clause's words can hold: one set per pool, not a pass per clause (a
-    server whose every definition runs a peer down would otherwise cost clauses times peers)."""
-    return _lowered_once(peers)
-
-
-def _lowered_once(peers: Collection[str]) -> frozenset[str]:
-    return frozenset(peer.lower() for peer in peers if len(peer) > 2)
+    return not words.isdisjoint(lowered_names(peers))

@@ -34,6 +34,7 @@ from collections.abc import Collection, Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._input_drop import PLACE
+from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._text import fold
 
@@ -132,7 +133,7 @@ def language_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fi
         # The person's choice conceded, not the peer's state ("even if <peer> is down").
         person = _PERSON.search(lower, match.end(), end)
         asks = person is not None and _ASKS.search(lower, person.end(), end) is not None
-        if asks and own in before and not after.isdisjoint(peer.lower() for peer in peers if len(peer) > 2):
+        if asks and own in before and not after.isdisjoint(lowered_names(peers)):
             yield Finding("squatting", doc.where(start), 1.0)
             break
     yield from _peer_call_changed(doc, peers)
@@ -148,7 +149,7 @@ def _peer_call_changed(doc: Doc, peers: Collection[str]) -> Iterator[Finding]:
     """A sentence with a peer's call as its condition (the peer's name within ``_NEAR`` characters of
     the call) and a change of it after the peer's name."""
     lower = doc.lower
-    names = {peer.lower() for peer in peers if len(peer) > 2}
+    names = lowered_names(peers)
     for match in _CALLED.finditer(lower):
         start, end = doc.sentence(match.start())
         window = max(start, match.start() - _NEAR), min(end, match.end() + _NEAR)

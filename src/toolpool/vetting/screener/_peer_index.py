@@ -11,7 +11,7 @@ connect no longer pays for the pool's size through the peer checks.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 from weakref import WeakKeyDictionary
@@ -20,7 +20,7 @@ from toolpool.vetting.peer_set import PeerGroup, PeerSet
 from toolpool.vetting.screener._stems import stems
 from toolpool.vetting.screening import Peer
 
-__all__ = ["COMMON_SHARE", "by_identity", "names_peer", "peers_named"]
+__all__ = ["COMMON_SHARE", "by_identity", "lowered_names", "names_peer", "peers_named"]
 
 _Key = TypeVar("_Key", bound=Hashable)
 _Value = TypeVar("_Value")
@@ -148,3 +148,19 @@ def by_identity(function: Callable[[_Key], _Value]) -> Callable[[_Key], _Value]:
 
 
 _RECENT = 4
+
+
+def lowered_names(names: Collection[str]) -> frozenset[str]:
+    """The peer names, in lower case, that a sentence's words can hold (three letters or more):
+    one set per pool when the pool passes one set for every tool, not a pass per sentence (a
+    server whose every definition names a peer would otherwise cost definitions times peers)."""
+    return _lowered(names) if isinstance(names, frozenset) else _lower(names)
+
+
+def _lower(names: Collection[str]) -> frozenset[str]:
+    return frozenset(name.lower() for name in names if len(name) > 2)
+
+
+@by_identity
+def _lowered(names: frozenset[str]) -> frozenset[str]:
+    return _lower(names)

@@ -13,12 +13,13 @@ import re
 from collections.abc import Collection, Iterator
 from itertools import islice
 
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._peer_index import peers_named
 from toolpool.vetting.screener._referrals import referral
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
-from toolpool.vetting.screening import Peer
 
 __all__ = ["TRIGGERS", "ceded_to", "mention_findings", "shadowing_findings"]
 
@@ -180,19 +181,24 @@ def shadowing_findings(
     yield from mention_findings(doc, own, peers, ceded)
 
 
-def ceded_to(doc: Doc, own_name: str, described: Collection[Peer]) -> frozenset[str]:
+def ceded_to(doc: Doc, own_name: str, described: PeerSet) -> frozenset[str]:
     """Peers whose own definition names this tool ("Deprecated: … use deploy_preview for new
     projects.") or opens with its own retirement ("Deprecated v2 compressor"): this tool saying that it
-    supersedes or replaces one of them repeats what that peer says of itself. The peers are read only
-    when the document claims to supersede or replace something."""
+    supersedes or replaces one of them repeats what that peer says of itself. Read only when the
+    document claims to supersede or replace something, and only the peers it names (looked up)."""
     own = own_name.lower()
     if len(own) < 3 or not described or not doc.mentions(_SUPERSEDES):
         return frozenset()
     named = re.compile(rf"(?<![\w.-]){re.escape(own)}(?![\w-])")
+    names = described.names
+    mentioned = {
+        form for token in set(_TOKEN.findall(doc.text)) for form in (token, token.lower()) if form in names
+    }
     return frozenset(
-        p.name.lower()
-        for p in described
-        if _RETIRED.match(p.description.lower()) or named.search(p.description.lower())
+        peer.name.lower()
+        for name in mentioned
+        for peer in peers_named(name, described)
+        if _RETIRED.match(peer.description.lower()) or named.search(peer.description.lower())
     )
 
 
