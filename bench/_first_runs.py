@@ -21,7 +21,7 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u and §4x.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x and §4ab.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
@@ -38,6 +38,7 @@ FIRST_RUNS = {
     "P": ("screen_batch_p.jsonl", "eb3581f"),  # §4s: the rules after §4q, §12f; model with O
     "Q": ("screen_batch_q.jsonl", "655a533"),  # §4u: the rules after §4t; model with O
     "R": ("screen_batch_r.jsonl", "abf0e63"),  # §4x: the rules after §4v; model with P and Q
+    "S": ("screen_batch_s.jsonl", "78357bd"),  # §4ab: the rules after §4z, §12g; model with R
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),
