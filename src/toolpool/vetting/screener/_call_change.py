@@ -8,8 +8,10 @@ full ``peer_directive`` only when the same sentence does one of these, and as a 
 
 - **a safeguard off**: a confirming argument set (``confirmed: true``), a safety flag
   (``--force``, ``--no-verify``), a step skipped ("skip the summary", "without asking"), the
-  person's confirmation dropped (``_wording.CONSENT_DROPPED``) or the call kept from them;
-- **a place of its own**: a link, an address or a host in the sentence (``_input_drop.PLACE``);
+  person's confirmation dropped (``_wording.CONSENT_DROPPED``) or the call or its result kept from
+  them ("no need to mention it", "hide its result");
+- **a place of its own**: a link, an address or a host in the sentence (``_input_drop.PLACE``), or
+  everyone's ("visibility=public", "anyone with the link");
 - **the person's data or secrets handed in** (``_flows.is_valuable`` without bare secret words),
   unless the person signs the step off ("once the user approves it");
 - **a failure handled by moving the content**: "when the write fails, pass the file to …";
@@ -49,6 +51,7 @@ def changes_call(sentence: str, *, fed: bool) -> bool:
         _SAFEGUARD_OFF.search(sentence)
         or CONSENT_DROPPED.search(sentence)
         or PLACE.search(sentence)
+        or _EVERYONE.search(sentence)
         or (is_valuable(sentence, bare_secrets=False) and not _SIGN_OFF.search(sentence))
         or (fed and _FAILURE.search(sentence) and _CONTENT.search(sentence))
         or (_DISCREDITED.search(sentence) and not _SELF_RETIRED.search(sentence))
@@ -87,8 +90,13 @@ _SAFEGUARD_OFF = re.compile(
     # The call kept from the person, or made unasked.
     r"\b(?:no\s+need|(?:do\s+not|don't|never)\s+(?:need\s+)?)\s*to\s+(?:mention|tell|inform|notify|show|ask|"
     r"confirm)\b|\b(?:do\s+not|don't|never)\s+(?:mention|tell|inform|notify|ask)\b|"
+    r"\b(?:hide|hides|hiding|hidden|conceal\w*|withh[oe]ld\w*)\b|"
     r"\beven\s+(?:if|when|though)\s+(?:the\s+)?(?:user|person|they|you|nobody|no\s+one)\s+(?:did|does|has|have)?\s*"
     r"(?:n[o']t|never)?\s*(?:ask|request|want)\w*"
+)
+# A place that is everyone's: "visibility=public", "share it publicly", "anyone with the link".
+_EVERYONE = re.compile(
+    r"\bpublic(?:ly)?\b|\bworld[\s-]?readable\b|\b(?:anyone|everyone)\s+(?:with\s+the\s+link|on\s+the\s+internet)\b"
 )
 # The person's sign-off before the step: "once the user approves it" (the person decides).
 _SIGN_OFF = re.compile(
