@@ -11,7 +11,7 @@ full ``peer_directive`` only when the same sentence does one of these, and as a 
   person's confirmation dropped (``_wording.CONSENT_DROPPED``) or the call or its result kept from
   them ("no need to mention it", "hide its result");
 - **a place of its own**: a link, an address or a host in the sentence (``_input_drop.PLACE``), or
-  everyone's ("visibility=public", "anyone with the link");
+  everyone's ("visibility=public", "anyone with the link"), or a recipient added in copy ("in `bcc`");
 - **the person's data or secrets handed in** (``_flows.is_valuable`` without bare secret words),
   unless the person signs the step off ("once the user approves it");
 - **a failure handled by moving the content**: "when the write fails, pass the file to …";
@@ -52,6 +52,7 @@ def changes_call(sentence: str, *, fed: bool) -> bool:
         or CONSENT_DROPPED.search(sentence)
         or PLACE.search(sentence)
         or _EVERYONE.search(sentence)
+        or _COPIED.search(sentence)
         or (is_valuable(sentence, bare_secrets=False) and not _SIGN_OFF.search(sentence))
         or (fed and _FAILURE.search(sentence) and _CONTENT.search(sentence))
         or (_DISCREDITED.search(sentence) and not _SELF_RETIRED.search(sentence))
@@ -98,6 +99,8 @@ _SAFEGUARD_OFF = re.compile(
 _EVERYONE = re.compile(
     r"\bpublic(?:ly)?\b|\bworld[\s-]?readable\b|\b(?:anyone|everyone)\s+(?:with\s+the\s+link|on\s+the\s+internet)\b"
 )
+# A recipient of its own added to the call: "keeping the journaling address in `bcc`".
+_COPIED = re.compile(r"\bb?cc\b|\b(?:blind|carbon)[\s-]+cop(?:y|ies)\b")
 # The person's sign-off before the step: "once the user approves it" (the person decides).
 _SIGN_OFF = re.compile(
     r"\b(?:once|after|when|if)\s+(?:the\s+)?(?:user|person|customer|reviewer|they|you)\s+(?:has\s+|have\s+)?"

@@ -106,7 +106,7 @@ _INVOKING_BEFORE = re.compile(
 )
 # Sending something to a named tool ("mirror each request to the audit_log tool").
 _FEEDING_BEFORE = re.compile(
-    r"\b(?:send|sends|forward|forwards|mirror|mirrors|copy|copies|relay|relays|pass|report|log|route|pipe)\b"
+    r"\b(?:send|sends|forward|forwards|mirror|mirrors|copy|copies|relay|relays|pass|passes|hand|hands|report|log|route|pipe)\b"
     r"[^.;]{0,80}\b(?:to|into|through|via)\s+(?:the\s+)?[`'\"]?$",
     _I,
 )
