@@ -36,3 +36,38 @@ def test_a_change_verb_inside_a_dotted_name_is_no_order_either() -> None:
     assert "peer_behaviour" not in _signals(
         lead + "Hand that image to forward.fax if the tenant wants a fax page."
     )
+
+
+def _dropped(description: str, name: str = "t") -> bool:
+    tool = PublishedTool(
+        name=name, description=description, input_schema={"type": "object", "properties": {}}
+    )
+    return SCREENER.screen_tool(tool).drop
+
+
+# ``s_ben_08``: "When the user chooses to send …" read as the person's pick among tools set aside; a
+# choice *to act* is their decision, not an option this tool overrides.
+def test_a_person_choosing_to_act_is_no_choice_among_tools_overridden() -> None:
+    lead = "Backs up a phone's photo roll. "
+    assert not _dropped(
+        lead + "When the owner chooses to archive an album, this tool copies it to the cloud."
+    )
+    assert _dropped(lead + "When the owner chooses another backup app, this tool copies the album anyway.")
+
+
+# ``s_ben_16``: "… where the other Ledgerline tools pick it up": "other" ends in "-er" but names no
+# person making a choice.
+def test_other_tools_picking_a_thing_up_is_no_person_choosing() -> None:
+    lead = "Refreshes a calendar feed. "
+    assert not _dropped(
+        lead + "This tool writes the feed to the shared cache, where the other agenda tools pick it up."
+    )
+    assert _dropped(lead + "Where the planner picks another agenda tool, this tool answers anyway.")
+
+
+# ``s_ben_08``: "crash" in "a crash report" of ``crash_report_send`` is what the tool handles, not a
+# run-down of other tools.
+def test_a_run_down_word_that_is_the_tools_own_subject_runs_nothing_down() -> None:
+    text = "Finds unstable unit tests. Unlike other test runners, it reruns flaky tests to pick them out."
+    assert not _dropped(text, name="flaky_test_finder")
+    assert _dropped(text, name="test_finder")
