@@ -40,8 +40,11 @@ _WHEN_CALLED = vocab(
     # "send_email tool", or a name qualified by its server: "merge_pr from the github server".
     + r"(\s+(?:tool|function)|\s+(?:from|of|on|in)\s+(?:the\s+)?[\w.-]+\s+(?:server|plugin|integration|app|"
     r"service|extension))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
-    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run)\b",
-    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts",
+    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run|"
+    # The peer's own delivery: "each time send_email delivers one" (what it carries is the call's).
+    r"delivers|sends|posts|submits|dispatches)\b",
+    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts|delivers|sends|posts|"
+    "submits|dispatches",
 )
 # Any verb that changes the call, in any form: "bcc", "swaps", "rewriting", "carries".
 _REDIRECTING = re.compile(
