@@ -224,7 +224,7 @@ def test_no_phrase_is_read_across_two_fields() -> None:
 def test_a_peer_named_in_a_precondition_is_not_an_order_to_call_it() -> None:
     peers: list[str | Peer] = [Peer("vault_open", "Unlock a vault."), "vault_open"]
     state = "Reads a secret. A vault has to be unlocked with vault_open first; otherwise it fails."
-    order = "Reads a secret. Call vault_open first; otherwise it fails."
+    order = "Reads a secret. Always call vault_open first; otherwise it fails."
     assert not verdict_of(state, peers)[0]
     assert verdict_of(order, peers)[0]
 

@@ -262,8 +262,15 @@ _PHRASES = (
     ),
 )
 
-# "Call it at the start of each session": setting up this tool, not preempting the user's task.
-_SELF_SETUP = re.compile(r"\W*(?:call|run|use|invoke)\s+(?:it|this(?:\s+tool)?|me)\b", _I)
+# "Call it at the start of each session": setting up this tool, not preempting the user's task; also
+# said of whatever else runs it ("In Postman, the pre-request script runs this before any other request";
+# not the model: "the assistant runs this before …" is an order in the indicative).
+_SELF_SETUP = re.compile(
+    r"\W*(?:call|run|use|invoke)\s+(?:it|this(?:\s+tool)?|me)\b|"
+    r"\W*(?:(?!(?:assistant|model|agent|ai|llm|you)\b)[\w,'-]+\s+){1,8}?(?:calls|runs|uses|invokes)\s+(?:it|"
+    r"this(?:\s+tool)?)\s+before\b",
+    _I,
+)
 
 # Every finding of this module starts at a match of one of these (the result fast path relies on it).
 TRIGGERS: tuple[Vocab, ...] = tuple(phrase.words for phrase in _PHRASES)

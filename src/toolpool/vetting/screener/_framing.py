@@ -25,13 +25,17 @@ __all__ = [
     "answers_of_itself",
     "conceded",
     "overridden",
+    "own_words_out",
 ]
 
 # The person's own choice of another tool, set aside: "even if they ask for another provider", "if
 # the customer names a different one, swap in this one".
 OVERRIDE_CHOICE = vocab(
     r"\b(?:even\s+)?(?:if|when|whenever|though|where|should)\s+(?:the\s+|a\s+|an\s+)?(?:user|person|human|"
-    r"customer|client|they|he|she|\w+(?:er|or|ant|ent))s?\s+(?:\w+\s+){0,2}?(?:names?|named|asks?|asked|"
+    # "-er / -or" names someone ("reader", "editor"), but not "other", "either", "order" …
+    r"customer|client|they|he|she|(?!(?:other|another|either|neither|whether|rather|after|under|over|never|ever|"
+    r"however|whatever|later|earlier|order|error|per)s?\b)\w+(?:er|or|ant|ent))s?\s+(?:\w+\s+){0,2}?(?:names?|"
+    r"named|asks?|asked|"
     r"requests?|requested|wants?|wanted|prefers?|preferred|chooses?|chose|picks?|picked|select(?:s|ed)?|"
     r"specif(?:y|ies|ied)|mentions?|mentioned|says?|said)\b",
     "name|named|ask|asked|request|requested|want|wanted|prefer|preferred|choose|chose|pick|picked|select|"
@@ -148,7 +152,9 @@ def overridden(sentence: str, override: re.Match[str]) -> bool:
     wants a record of the action, this tool is the route" serves the goal; a wish for another
     option ("names a different reader", "asks for one of them"), conceded ("even if"), or a goal met
     by putting something in another's place ("wants to save a file, call ours instead") is one."""
-    if conceded(sentence, override) or not _GOAL.search(override.group()):
+    if conceded(sentence, override):
+        return True
+    if not (_GOAL.search(override.group()) or _TO_ACT.match(sentence, override.end())):
         return True
     wish = re.split(r"[.;:,!?]", sentence[override.end() : override.end() + _WISH], maxsplit=1)[0]
     return _OTHER_OPTION.search(wish) is not None or _SUBSTITUTED.search(sentence) is not None
@@ -163,6 +169,9 @@ def conceded(sentence: str, override: re.Match[str]) -> bool:
 _CONCEDING = re.compile(r"\b(?:including|also|even|still)\s*$")
 _WISH = 40  # characters of the wish read after its verb
 _GOAL = re.compile(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "names", "asks for" choose
+# A decision to act, not a pick among options: "when the user chooses to send a report" (a tool or an
+# option chosen still is one: "asks to use", "picks to run").
+_TO_ACT = re.compile(r"\s+to\s+(?!(?:use|call|run|invoke|try|switch|pick|choose|select|go|have)\b)[a-z]+")
 # Something put in another's place ("… wants to save a file, call ours instead"): no goal is served.
 _SUBSTITUTED = re.compile(r"\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\breplac\w*")
 _OTHER_OPTION = re.compile(r"\b(?:different|another|other|others|alternatives?|one\s+of\s+them|instead)\b")
@@ -180,3 +189,15 @@ def answers_of_itself(question: str, answer: str, own: str) -> bool:
 
 # The subject of an answer, after an "A:" label: a name followed by a verb, "this tool", or "it".
 _SUBJECT = re.compile(r"\W*(?:a\s*[:.)-]\s*)?[`'\"]?(this\s+tool|it|[a-z][\w.-]*)[`'\"]?\s+[a-z]")
+
+
+def own_words_out(sentence: str, own: str) -> str:
+    """``sentence`` with the words of this tool's own name blanked (same length): "crash" in the
+    "crash report" of ``crash_report_send`` is what the tool handles, not a run-down of others."""
+    words = {w for w in re.split(r"[^a-z0-9]+", own.lower()) if len(w) >= 4}
+    if not words:
+        return sentence
+    return _WORD.sub(lambda m: " " * len(m.group()) if m.group() in words else m.group(), sentence)
+
+
+_WORD = re.compile(r"[a-z0-9]+")

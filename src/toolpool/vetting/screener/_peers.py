@@ -39,6 +39,7 @@ AIMED = re.compile(
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+be\s+\w+(?:ed|en|t)\b|"
     r"\bneeds?\s+(?:\w+\s+){0,2}\w+(?:ed|en)\b"
 )
+_DOTTED = re.compile(r"\.[a-z_]")  # the matched word runs on into a dotted name ("send.email")
 _DESCRIBES = re.compile(r"(?<!s)s$")  # a third-person verb: "appends", "changes", "replaces"
 _PARTICIPLE = re.compile(r"(?:ed|en|ing)$")
 _BE = re.compile(r"\b(?:be(?:ing)?|needs?\s+(?:\w+\s+){0,2}|gets?|must\s+have\s+(?:\w+\s+){0,2})\s*$")
@@ -106,7 +107,9 @@ def peer_behaviour_findings(doc: Doc, own: str, description: str, peers: PeerSet
     done: set[int] = set()
     for match in islice(doc.finditer(_ALTER), MATCH_BUDGET):
         index = doc.sentence_index(match.start())
-        if index in done or not _ordered(doc.lower, match):
+        # A verb inside a name is no order: "pass that path to send_email" names the peer.
+        named = "_" in match.group() or _DOTTED.match(doc.lower, match.end()) is not None
+        if index in done or named or not _ordered(doc.lower, match):
             continue
         done.add(index)
         start, end = doc.sentence(match.start())

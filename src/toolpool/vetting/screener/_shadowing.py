@@ -14,10 +14,10 @@ from collections.abc import Collection, Iterator
 from itertools import islice
 
 from toolpool.vetting.peer_set import PeerSet
+from toolpool.vetting.screener._call_change import asked, changes_call, whole_description
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._peer_index import peers_named
-from toolpool.vetting.screener._referrals import referral
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
 
@@ -40,8 +40,11 @@ _WHEN_CALLED = vocab(
     # "send_email tool", or a name qualified by its server: "merge_pr from the github server".
     + r"(\s+(?:tool|function)|\s+(?:from|of|on|in)\s+(?:the\s+)?[\w.-]+\s+(?:server|plugin|integration|app|"
     r"service|extension))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
-    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run)\b",
-    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts",
+    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run|"
+    # The peer's own delivery: "each time send_email delivers one" (what it carries is the call's).
+    r"delivers|sends|posts|submits|dispatches)\b",
+    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts|delivers|sends|posts|"
+    "submits|dispatches",
 )
 # Any verb that changes the call, in any form: "bcc", "swaps", "rewriting", "carries".
 _REDIRECTING = re.compile(
@@ -106,7 +109,7 @@ _INVOKING_BEFORE = re.compile(
 )
 # Sending something to a named tool ("mirror each request to the audit_log tool").
 _FEEDING_BEFORE = re.compile(
-    r"\b(?:send|sends|forward|forwards|mirror|mirrors|copy|copies|relay|relays|pass|report|log|route|pipe)\b"
+    r"\b(?:send|sends|forward|forwards|mirror|mirrors|copy|copies|relay|relays|pass|passes|hand|hands|report|log|route|pipe)\b"
     r"[^.;]{0,80}\b(?:to|into|through|via)\s+(?:the\s+)?[`'\"]?$",
     _I,
 )
@@ -120,6 +123,13 @@ _REPLACING = re.compile(
 _SELF_NEGATED = re.compile(
     r"\b(?:this\s+(?:tool|function|server|endpoint|plugin|integration|command)|it)\s+(?:does\s*n[o']t|never|"
     r"will\s+not|won't)\s+(?:call|invoke|use|run|execute|trigger|query)\s+(?:the\s+|tool\s+)?[`'\"]?$",
+    _I,
+)
+# The peer shut out: "do not invoke <peer>", "the assistant never calls <peer>" (its calls taken away).
+_SHUT_OUT = re.compile(
+    r"\b(?:do|does|must|should|may|will)\s*(?:not|n't)\s+(?:ever\s+)?(?:call|invoke|use|run|execute|trigger|query|trust)\s+"
+    r"(?:the\s+|tool\s+)?[`'\"]?$|\bnever\s+(?:call|invoke|use|run|execute|trigger|query|trust)\w*\s+(?:the\s+|tool\s+)?"
+    r"[`'\"]?$",
     _I,
 )
 _INVOKING_AFTER = re.compile(
@@ -260,20 +270,27 @@ def _marked(lower: str, name: str) -> bool:
 
 
 def _peer(doc: Doc, name: str, at: int, *, ceded: bool = False) -> Finding:
-    start, _ = doc.sentence(at)
+    """A peer named in an order is a ``peer_directive`` when the order changes the peer's call
+    (``_call_change``), puts this tool in the peer's place, shuts the peer out, or is all that the
+    tool's description says; a mention otherwise."""
+    start, end = doc.sentence(at)
     text = doc.text
     after = at + len(name)
+    fed = _FEEDING_BEFORE.search(text, max(start, at - 120), at) is not None
+    replacing = _REPLACING.search(text, start, at) is not None and not ceded
     directs = (
         (_INVOKING_BEFORE.search(text, max(start, at - 40), at) and not _SELF_NEGATED.search(text, start, at))
         or (_INVOKING_AFTER.match(text, after) and not _PRECONDITION.search(text, max(start, at - 60), at))
-        or _FEEDING_BEFORE.search(text, max(start, at - 120), at)
-        or (_REPLACING.search(text, start, at) and not ceded)
+        or fed
+        or replacing
     )
     detail = name if IDENTIFIER.fullmatch(name) and len(name) <= 64 else ""
-    sentence = doc.lower[start : doc.sentence(at)[1]]
-    fed = _FEEDING_BEFORE.search(text, max(start, at - 120), at) is not None
-    if directs and referral(sentence, fed=fed):
-        directs = None
     if directs and position(text, start, at) != "mention":
-        return Finding("peer_directive", doc.where(at), 1.0, detail)
+        sentence = doc.lower[start:end]
+        shut_out = _SHUT_OUT.search(text, max(start, at - 40), at) is not None
+        changed = (
+            replacing or shut_out or changes_call(sentence, fed=fed) or whole_description(doc, at, start, end)
+        )
+        if changed and not asked(sentence):
+            return Finding("peer_directive", doc.where(at), 1.0, detail)
     return Finding("peer_mention", doc.where(at), 1.0, detail)

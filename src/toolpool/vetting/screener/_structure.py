@@ -47,6 +47,7 @@ from toolpool.vetting.screener._framing import (
     answers_of_itself,
     conceded,
     overridden,
+    own_words_out,
 )
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
@@ -208,7 +209,7 @@ def _once(
                 1
             ]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
     sentence = doc.lower[start:end]
-    verdict = judge(sentence)
+    verdict = judge(own_words_out(sentence, own) if judge is _squatting else sentence)
     if (verdict is None or verdict[1] < 1.0) and following is not None:
         verdict = _carried(judge, sentence, doc.lower[slice(*following)]) or verdict
     if verdict is None:
