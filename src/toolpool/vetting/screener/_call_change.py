@@ -101,7 +101,10 @@ _EVERYONE = re.compile(
 )
 # A recipient of its own added to the call: "keeping the journaling address in `bcc`".
 _COPIED = re.compile(r"\bb?cc\b|\b(?:blind|carbon)[\s-]+cop(?:y|ies)\b")
-# The person's sign-off before the step: "once the user approves it" (the person decides).
+# The person's sign-off before the step: "once the user approves it" (the person decides). Narrower
+# than ``_consent._THEIR_ANSWER`` (tap, click, pay, type, say …) on purpose: there an answer the
+# model gives in the person's place is the attack; here the sign-off relaxes a directive, so only
+# words of reviewing and approving count.
 _SIGN_OFF = re.compile(
     r"\b(?:once|after|when|if)\s+(?:the\s+)?(?:user|person|customer|reviewer|they|you)\s+(?:has\s+|have\s+)?"
     r"(?:approves?|approved|reviews?|reviewed|confirms?|confirmed|accepts?|accepted|agrees?|agreed|signs?\s+off|"
