@@ -84,7 +84,9 @@ def impersonation_findings(name: str, description: str, peers: PeerSet) -> Itera
     Admission excludes a server's own tool names from its peers, so this finds nothing there
     (RESULTS.md §12g: read through the exclusion, it dropped the demo's second honest ``lookup``,
     "Look up the beta value …" beside "Look up the alpha value …"); it runs where a caller gives
-    a peer of the tool's own name (``toolpool screen``, a library caller)."""
+    a peer of the tool's own name (``toolpool screen``, a library caller). That is decided, not
+    left open (§12h): an exact copy is exempt and is the best impostor, and the local name, which
+    carries the operator's alias, is what keeps a peer's calls from a same-named tool."""
     if not description:
         return
     mine = stems(description)
