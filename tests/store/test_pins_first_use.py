@@ -12,7 +12,7 @@ from toolpool.store import Store
 from toolpool.store._pins import ConfigFirstPins
 from toolpool.vetting.pins import MemoryPins, Pin
 
-from .helpers import published
+from .helpers import published, read
 
 TOOLS = 120
 
@@ -25,9 +25,15 @@ def _definitions(
 
 
 def test_r7_a_servers_first_tools_are_pinned_in_one_release_with_an_event_each(store: Store) -> None:
+    # One tool enabled before the server's first connect: its pin is in the release.
+    store.tools.sync_policy("wide", {"tool_007": read("wide.tool_007", enabled=True)})
     before = store.releases.version
     release = store.pins.approve_first("wide", _definitions(TOOLS), actor="pool")
     assert release == before + 1 == store.releases.version
+    assert (
+        store.releases.release(release).content["tools"]["wide/tool_007"]["approved_hash"]
+        == (_definitions(TOOLS)[7][2])
+    )
     events = [event for event in store.audit.audit_events() if event.action == "tool.approve_pin"]
     assert sorted(event.resource for event in events) == [f"wide/tool_{n:03d}" for n in range(TOOLS)]
     assert {event.detail["release"] for event in events} == {release}
@@ -40,6 +46,18 @@ def test_r7_a_servers_first_tools_are_pinned_in_one_release_with_an_event_each(s
         )
     assert store.pins.approve_first("wide", _definitions(TOOLS), actor="pool") is None  # all pinned
     assert store.releases.version == release
+
+
+def test_r7_first_pins_of_disabled_tools_write_no_release_and_name_the_current_one(store: Store) -> None:
+    """A release holds the enabled tools' pins only (R15's mapping): pinning a server's disabled
+    tools changes nothing in it, so no release stores the whole state again."""
+    store.pins.approve_first("other", _definitions(2), actor="pool")
+    before = store.releases.version
+    assert store.pins.approve_first("wide", _definitions(TOOLS), actor="pool") is None
+    assert store.releases.version == before
+    events = [event for event in store.audit.audit_events() if event.resource.startswith("wide/")]
+    assert len(events) == TOOLS and {event.detail["release"] for event in events} == {before}
+    assert store.pins.pin_of("wide", "tool_000") is not None
 
 
 def test_r7_first_use_never_replaces_a_pin_made_meanwhile(store: Store, store_url: str) -> None:

@@ -15,7 +15,14 @@ from sqlalchemy import bindparam, insert, select, update
 
 from toolpool._hashing import definition_hash as hash_of
 from toolpool.errors import UsageError
-from toolpool.store._changes import change_tool, check_alias, check_tool, ensure_server, write_release
+from toolpool.store._changes import (
+    change_tool,
+    check_alias,
+    check_tool,
+    ensure_server,
+    release_number,
+    write_release,
+)
 from toolpool.store._codec import canonical, plain
 from toolpool.store._database import Database
 from toolpool.store._rows import where_tool
@@ -105,10 +112,14 @@ class ToolPins:
         self, alias: str, definitions: Sequence[tuple[str, Mapping[str, Any], str]], actor: str
     ) -> int | None:
         """Trust on first use for many tools of ``alias`` at once: each (name, definition,
-        hash) whose tool has no pin yet is pinned, in one transaction with one release (a
-        release per tool would store the whole state once per tool: quadratic in a server's
-        tools). One ``tool.approve_pin`` event per tool pinned, as ``approve_pin`` writes. A
-        tool pinned meanwhile (by another process) keeps its pin. The release written, or None.
+        hash) whose tool has no pin yet is pinned, in one transaction with at most one release
+        (a release per tool would store the whole state once per tool: quadratic in a server's
+        tools). A release holds the *enabled* tools' pins only, so pins of disabled tools (an
+        import's, a first connect's: R9) leave its content as it was and write none; reading the
+        whole state to store it again cost ~0.2 s per first connect at 37,000 enabled tools. One
+        ``tool.approve_pin`` event per tool pinned, as ``approve_pin`` writes, naming the release
+        the pins are in. A tool pinned meanwhile (by another process) keeps its pin. The release
+        written, or None.
 
         Raises:
             UsageError: a bad name, or a hash that is not its definition's (nothing is written).
@@ -125,9 +136,12 @@ class ToolPins:
         with self._db.write() as tx:
             ensure_server(tx, alias)
             rows = tx.connection.execute(
-                select(tool_states.c.name, tool_states.c.approved_hash).where(tool_states.c.alias == alias)
+                select(tool_states.c.name, tool_states.c.approved_hash, tool_states.c.enabled).where(
+                    tool_states.c.alias == alias
+                )
             ).all()
             known = {row.name: row.approved_hash for row in rows}
+            enabled = {row.name for row in rows if row.enabled}
             new = [{"alias": alias, "name": name} for name in wanted if name not in known]
             if new:
                 tx.connection.execute(insert(tool_states), new)
@@ -147,7 +161,10 @@ class ToolPins:
                 ),
                 [{"tool": name, "hash": wanted[name][0], "definition": wanted[name][1]} for name in first],
             )
-            release = write_release(tx, actor, f"tool.approve_pin {alias} ({len(first)} tools)")
+            written = None
+            if enabled.intersection(first):
+                written = write_release(tx, actor, f"tool.approve_pin {alias} ({len(first)} tools)")
+            release = written if written is not None else release_number(tx.connection)
             details = [{"hash": wanted[name][0], "release": release} for name in first]
             # One insert for the lot; the chain is the same as appending them one by one.
             tx.append_many(
@@ -156,7 +173,7 @@ class ToolPins:
                     for name, detail in zip(first, details, strict=True)
                 ]
             )
-            return release
+            return written
 
     def as_pins(self, actor: str) -> StorePins:
         """These pins behind ``toolpool.vetting.Pins``; approvals are recorded as ``actor``."""
