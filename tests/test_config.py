@@ -208,6 +208,14 @@ def test_an_unknown_era_is_an_error(tmp_path: Path) -> None:
     assert error.key == "servers.demo_alpha.era"
 
 
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_a_screen_threshold_no_score_can_reach_is_a_config_error(tmp_path: Path, value: str) -> None:
+    # Found while keeping TOML values as JSON (RESULTS.md §12j): `inf` validated, and the pool
+    # then failed to start with the screener's ValueError instead of a line of the config.
+    error = _error(tmp_path, GOOD.replace("[pool]\n", f"[pool]\nscreen_threshold = {value}\n", 1))
+    assert error.key == "pool.screen_threshold"
+
+
 def test_invalid_toml_and_missing_files_are_config_errors(tmp_path: Path) -> None:
     assert "not valid TOML" in _error(tmp_path, "[servers\n").problem
     with pytest.raises(ConfigError, match="cannot read"):

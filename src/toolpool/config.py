@@ -327,7 +327,7 @@ class PoolSettings(LimitFields):
     """Result text a model sees, at most (the full result is kept as a blob)."""
     max_result_bytes: Annotated[int, Field(ge=1024)] = 4 * 1024 * 1024
     """The largest result accepted from a server; larger is `result_too_large`."""
-    screen_threshold: Annotated[float, Field(gt=0)] = 1.0
+    screen_threshold: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
     """The screener's score at or above which a tool is dropped (R5)."""
     screen_lexical: bool = False
     """A small learned model of poisoned wording beside the screener's rules, for tool definitions only (it can only add a drop; issue 18). Off by default: it catches some wording the rules miss and drops a few honest definitions."""
@@ -480,13 +480,16 @@ def read_config(path: str | Path) -> tuple[str, Path]:
         raise ConfigError(str(path), "", "is not UTF-8 text") from exc
 
 
-def parse_config(text: str, source: Path) -> Config:
+def parse_config(text: str, source: Path, *, toml: dict[str, Any] | None = None) -> Config:
     """Validate TOML ``text`` as if it were read from ``source`` (paths resolve beside it).
+
+    ``toml``: the values ``text`` holds, when the caller has them already (the CLI keeps a large
+    configuration's beside it); they are validated as values read from ``text`` are.
 
     Raises:
         ConfigError: as for ``load_config``.
     """
-    raw = read_toml(text, source)
+    raw = read_toml(text, source) if toml is None else toml
     unknown = sorted(set(raw) - {"pool", "servers", "telemetry", "principals"})
     if unknown:
         raise config_error(

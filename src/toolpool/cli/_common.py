@@ -17,6 +17,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from toolpool._toml_lines import read_toml
+from toolpool.cli._beside import config_hash
+from toolpool.cli._toml_kept import KEEP_FROM_BYTES, keep_toml, kept_toml
 from toolpool.config import Config, parse_config, read_config
 from toolpool.errors import UsageError
 from toolpool.store import SecretKey, Store
@@ -42,6 +45,7 @@ __all__ = [
     "open_store",
     "operator_ticket",
     "out",
+    "parse",
     "print_json",
     "printable",
     "read",
@@ -140,7 +144,21 @@ def actor() -> str:
 
 
 def load(path: Path) -> Config:
-    return parse_config(*read(path))
+    return parse(*read(path))
+
+
+def parse(text: str, source: Path) -> Config:
+    """``parse_config``; a large configuration's TOML values are read from the copy kept beside
+    it when that holds this very text, and kept there after they validated (``_toml_kept``)."""
+    if len(text) < KEEP_FROM_BYTES:
+        return parse_config(text, source)
+    text_hash = config_hash(text)
+    kept = kept_toml(source, text_hash)
+    values = read_toml(text, source) if kept is None else kept
+    config = parse_config(text, source, toml=values)
+    if kept is None:
+        keep_toml(source, text_hash, values)
+    return config
 
 
 def read(path: Path) -> tuple[str, Path]:

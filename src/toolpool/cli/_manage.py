@@ -27,6 +27,7 @@ from toolpool.cli._common import (
     load,
     open_store,
     out,
+    parse,
     print_json,
     read,
     run,
@@ -35,7 +36,6 @@ from toolpool.cli._common import (
 )
 from toolpool.cli._listing import ConfigListing, cached_listing, config_hash, keep_listing
 from toolpool.cli._rows import print_records, print_rows
-from toolpool.config import parse_config
 from toolpool.errors import ConnectionRefused
 from toolpool.store import ImportedTool, ListedState, Store, ToolState
 
@@ -55,7 +55,7 @@ def import_(alias: Alias, config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson =
     from toolpool.pool import Pool
 
     text, source = read(config)
-    loaded = parse_config(text, source)
+    loaded = parse(text, source)
     if alias not in loaded.servers:
         fail(f"unknown alias {alias!r}: only servers named in the configuration can be imported")
 
@@ -216,7 +216,7 @@ def _listing_of(text: str, source: Path, text_hash: str) -> ConfigListing:
     """The configuration's listing: the cache's when it holds this text, else parsed (and kept)."""
     listing = cached_listing(source, text_hash)
     if listing is None:
-        listing = ConfigListing.of(parse_config(text, source), text_hash)
+        listing = ConfigListing.of(parse(text, source), text_hash)
         keep_listing(listing)
     return listing
 
