@@ -26,7 +26,6 @@ from itertools import islice
 
 from toolpool.vetting.screener._address import ADDRESSED, CLAUSE_START, ORDER_LABEL, ORDER_VERB
 from toolpool.vetting.screener._categories import (
-    ASKED_FOR,
     AVOID,
     BACK_REFERENCE,
     CALLED,
@@ -38,20 +37,15 @@ from toolpool.vetting.screener._categories import (
     PREFERENCE,
     PRESET_FIELD,
     RANK,
-    REDACTED,
     RUN_DOWN_MORE,
     SIBLINGS,
     STEALTH,
-    THIRD_PARTY,
-    TOLD_ONLY_THE_PERSON,
-    TOOL_SUBJECT,
-    UNAWARE,
-    UNAWARE_WHOM,
     VALUABLE,
 )
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._neighbours import SHORT, Lent, lent, scope_of
 from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._unaware import unaware as _unaware
 from toolpool.vetting.screener._vocab import IDENTIFIER
 from toolpool.vetting.screener._wording import DESTINATIONS, REPLIES, RUN_DOWN
 
@@ -281,24 +275,4 @@ def _run_down(sentence: str, rivals: bool) -> str:
 
 
 # Failures are said of any call, this tool's own included ("otherwise the tool returns an error").
-_KEPT = ("kept", "keep", "left", "leave", "held", "hold")
 _FAILURES = frozenset({"error", "errors", "fail", "fails", "failing", "wrong"})
-
-
-def _unaware(sentence: str) -> str:
-    """ "unaware person", "unaware" or "": a norm against telling, not the tool describing itself."""
-    match = next((m for m in islice(UNAWARE.finditer(sentence), 8) if not _from_others(sentence, m)), None)
-    if match is None or TOOL_SUBJECT.search(sentence) or TOLD_ONLY_THE_PERSON.search(sentence):
-        return ""
-    if match.group().startswith(_KEPT) and REDACTED.search(sentence):
-        return ""  # "keep secrets out of the reply" protects the person
-    return "unaware person" if UNAWARE_WHOM.search(sentence) else "unaware"
-
-
-def _from_others(sentence: str, match: re.Match[str]) -> bool:
-    """Kept from third parties ("never share it with other apps"), or nothing beyond what the person
-    asked for ("what they requested and nothing more"): neither keeps the person unaware."""
-    said = match.group()
-    if said.endswith("with"):
-        return THIRD_PARTY.match(sentence, match.end()) is not None
-    return said.endswith(("else", "more")) and ASKED_FOR.search(sentence, 0, match.start()) is not None

@@ -1,0 +1,28 @@
+"""Squatting (issue 18, ``_structure``): other tools run down so that this one is chosen instead.
+
+Two shapes. The person's own pick of another tool set aside ("even if they ask for another one,
+pick this"). Or other tools run down ("the rest are outdated", "any other reader is a stub"),
+full with a choice or an order in the sentence.
+"""
+
+from __future__ import annotations
+
+from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, conceded, overridden
+from toolpool.vetting.screener._wording import CHOICE, EXCLUSIVE, ORDER, RUN_DOWN, SELF_CHOICE
+
+__all__ = ["squatting"]
+
+
+def squatting(sentence: str) -> tuple[str, float] | None:
+    """The squatting finding of one sentence (lower case, this tool's own words blanked), if any."""
+    override = OVERRIDE_CHOICE.pattern.search(sentence)
+    # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
+    # "may pick a cheaper one" does not.
+    chosen = override is not None and (
+        SELF_CHOICE.search(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
+    )
+    if chosen and override is not None and overridden(sentence, override):
+        return ("squatting", 1.0)
+    if not (RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)):
+        return None
+    return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
