@@ -44,6 +44,7 @@ from toolpool.vetting.screener._categories import (
 )
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._neighbours import SHORT, Lent, lent, scope_of
+from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._unaware import unaware as _unaware
 from toolpool.vetting.screener._vocab import IDENTIFIER
@@ -116,7 +117,8 @@ def weighed(doc: Doc, own: str, peers: Collection[str]) -> Iterator[tuple[str, f
         if unaware and not addressed:
             kinds.append("addressed elsewhere")
         points = addressed + sum(POINTS[kind] for kind in kinds[1 if addressed else 0 :])
-        points += _weigh(sentence, rivals.near(index), kinds, points, given, slots)
+        near = rivals.near(index) and not rivals.referred(index)
+        points += _weigh(sentence, rivals.near(index), kinds, points, given, slots, near)
         yield part.where, points, kinds
 
 
@@ -144,6 +146,13 @@ class _Rivals:
             if len(self.doc.lower[slice(*self.spans[back])].split()) > SHORT:
                 return False
         return False
+
+    def referred(self, index: int) -> bool:
+        """The sentence sends the model to the other tool it names: a run-down there is not of it."""
+        start, end = self.spans[index]
+        text = self.doc.text[start:end]
+        named = (m.start() for m in IDENTIFIER.finditer(text) if _is_peer(m.group(), self.own, self.peers))
+        return referral(self.doc.lower[start:end], named, self.own.lower())
 
     def _named(self, index: int) -> bool:
         if index not in self.found:
@@ -222,6 +231,7 @@ def _weigh(
     points: float,
     given: Lent = _NO_LOAN,
     slots: tuple[str, ...] = (),
+    run_down_near: bool | None = None,
 ) -> float:
     """The points of the categories after who is spoken to (appended to ``kinds``)."""
     added = 0.0
@@ -248,7 +258,7 @@ def _weigh(
             kinds.append(kind)
     # Costly to search, each only if it (and the ones after it) could still reach FULL.
     if points + added + POINTS["run-down near rivals"] + POINTS["destination"] + POINTS["named call"] >= FULL:
-        run_down = _run_down(sentence, rivals)
+        run_down = _run_down(sentence, rivals if run_down_near is None else run_down_near)
         if run_down:
             added += POINTS[run_down]
             kinds.append(run_down)

@@ -2,12 +2,17 @@
 
 Two shapes. The person's own pick of another tool set aside ("even if they ask for another one,
 pick this"). Or other tools run down ("the rest are outdated", "any other reader is a stub"),
-full with a choice or an order in the sentence.
+full with a choice or an order in the sentence. A run-down in a sentence whose order sends the
+model *to* the other tool ("the v1 endpoints are retired; for v1 accounts use the other
+client") is a referral (``_referred``): nobody is sent to a tool they were just told is broken, so
+the defect belongs to something else, and the sentence counts as a mention.
 """
 
 from __future__ import annotations
 
-from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, conceded, overridden
+from toolpool.vetting.screener._context import MENTION_STRENGTH
+from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
+from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._wording import CHOICE, EXCLUSIVE, ORDER, RUN_DOWN, SELF_CHOICE
 
 __all__ = ["squatting"]
@@ -25,4 +30,6 @@ def squatting(sentence: str) -> tuple[str, float] | None:
         return ("squatting", 1.0)
     if not (RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)):
         return None
+    if referral(sentence, (rival.start() for rival in RIVALS.pattern.finditer(sentence))):
+        return ("squatting", MENTION_STRENGTH)
     return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)

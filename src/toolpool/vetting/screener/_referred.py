@@ -1,0 +1,59 @@
+"""Referrals (issue 18): an order that sends the model *to* another tool runs that tool down for nobody.
+
+Squatting runs other tools down so that this one is chosen instead. A deprecation note that names
+the tool to use meanwhile ("the v1 API is retired; for v1 clusters use legacy_status") has a run-down
+word and another tool in one sentence, but its order points at that tool: nobody is sent to a tool
+they were just told is broken, so the defect belongs to something else (an API, a version, a flag).
+What separates the two is where the order sends the model, read from the words right before each
+mention of another tool: a positive order there ("use", "call", "switch to", "fall back to", "help
+with") makes the sentence a referral, unless that order is negated ("do not use", "never call") or
+the sentence also sends the model to this tool ("route it here", "use this one").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["referral"]
+
+_BEFORE = 48  # characters read before a mention: an order verb and its article
+# An order whose object is the mention that follows it.
+_TOWARD = re.compile(
+    r"(?<![\w-])(?P<verb>use|call|run|try|invoke|query|consult|switch\s+to|fall\s+back\s+to|turn\s+to|go\s+to|"
+    r"refer\s+(?:them\s+|it\s+|the\s+\w+\s+)?to|help\s+(?:them\s+|the\s+\w+\s+)?with|"
+    r"(?:hand|pass|send|point)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:over\s+)?to)\s+"
+    r"(?:the\s+|an?\s+|their\s+)?[`'\"]?$"
+)
+# A negation governing that verb: "do not use", "never call", "rather than fall back to".
+_NEGATED = re.compile(
+    r"\b(?:not|never|don't|no|nor|avoid|stop|without|than|refuse\w*|instead\s+of)\s+(?:\w+\s+)?$"
+)
+# The same sentence sending the model to this tool: a referral that also claims the call is not one.
+_TO_THIS = re.compile(
+    r"\b(?:use|call|pick|choose|prefer|favou?r|select|default\s+to|stick\s+with|go\s+with)\s+"
+    r"(?:this(?:\s+\w+)?|us|me)\b|\bhere\b|\bthis\s+one\b|\b(?:rather\s+than|over|instead\s+of)\s+"
+    r"(?:them|those|these|the\s+others?|any\s+others?|it)\b"
+)
+
+
+def referral(sentence: str, mentions: Iterable[int], own: str = "") -> bool:
+    """Does ``sentence`` (lower case) send the model to another tool mentioned at one of ``mentions``
+    (offsets into it), and not to this tool (``own``: its name, in lower case)?"""
+    if _TO_THIS.search(sentence) or (own and _to_own(sentence, own)):
+        return False
+    for at in mentions:
+        order = _TOWARD.search(sentence, max(0, at - _BEFORE), at)
+        negated = order is not None and _NEGATED.search(sentence, max(0, order.start() - 24), order.start())
+        if order is not None and order.end() == at and not negated:
+            return True
+    return False
+
+
+def _to_own(sentence: str, own: str) -> bool:
+    """This tool named as the object of an order ("use cert_status for v1beta1 clusters")."""
+    for found in re.finditer(re.escape(own), sentence):
+        order = _TOWARD.search(sentence, max(0, found.start() - _BEFORE), found.start())
+        if order is not None and order.end() == found.start():
+            return True
+    return False
