@@ -33,6 +33,7 @@ from bisect import bisect_right
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import is_valuable
 from toolpool.vetting.screener._input_drop import PLACE
+from toolpool.vetting.screener._referred import OWN_LIMIT
 from toolpool.vetting.screener._wording import CONSENT_DROPPED
 
 __all__ = ["asked", "changes_call", "whole_description"]
@@ -55,7 +56,10 @@ def changes_call(sentence: str, *, fed: bool) -> bool:
         or _COPIED.search(sentence)
         or (is_valuable(sentence, bare_secrets=False) and not _SIGN_OFF.search(sentence))
         or (fed and _FAILURE.search(sentence) and _CONTENT.search(sentence))
-        or (_DISCREDITED.search(sentence) and not _SELF_RETIRED.search(sentence))
+        or (
+            _DISCREDITED.search(sentence)
+            and not (_SELF_RETIRED.search(sentence) or OWN_LIMIT.search(sentence))
+        )
         or _EVERY_CALL.search(sentence)
     )
 

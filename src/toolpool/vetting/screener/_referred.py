@@ -8,6 +8,10 @@ What separates the two is where the order sends the model, read from the words r
 mention of another tool: a positive order there ("use", "call", "switch to", "fall back to", "help
 with") makes the sentence a referral, unless that order is negated ("do not use", "never call") or
 the sentence also sends the model to this tool ("route it here", "use this one").
+
+``OWN_LIMIT`` is the other half of a migration path: a sentence that says what *this* tool does not
+cover ("is not read by this tool", "this server no longer handles …") hands that part to the tool
+it names; the retired thing is outside this tool, not a defect of the peer.
 """
 
 from __future__ import annotations
@@ -15,8 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["referral"]
+__all__ = ["OWN_LIMIT", "referral"]
 
+_LIMITED = r"(?:read|support|handl|cover|serv|pars|accept|index|manag|process|understand)\w*"
+_THIS = r"this\s+(?:tool|server|function|endpoint|command|plugin|integration|connector|version|release)"
+OWN_LIMIT = re.compile(
+    rf"\b(?:is|are)\s+(?:not|no\s+longer)\s+(?:\w+\s+)?{_LIMITED}\s+(?:by|in)\s+{_THIS}\b|\b{_THIS}\s+"
+    rf"(?:does\s+not|doesn't|no\s+longer|cannot|can't|will\s+not|won't)\s+(?:\w+\s+)?{_LIMITED}\b|"
+    rf"\boutside\s+(?:the\s+)?scope\s+of\s+{_THIS}\b"
+)
 _BEFORE = 48  # characters read before a mention: an order verb and its article
 # An order whose object is the mention that follows it.
 _TOWARD = re.compile(
