@@ -11,15 +11,20 @@ the sentence also sends the model to this tool ("route it here", "use this one")
 
 ``OWN_LIMIT`` is the other half of a migration path: a sentence that says what *this* tool does not
 cover ("is not read by this tool", "this server no longer handles …") hands that part to the tool
-it names; the retired thing is outside this tool, not a defect of the peer.
+it names; the retired thing is outside this tool, not a defect of the peer. ``remedy`` reads the
+same path when the defect has a subject of its own: "the winter endpoint is broken this week, so
+for December query <peer>" names what is broken in a clause before the order, and the peer is
+what to use meanwhile. A pronoun there may stand for the peer ("its scheduler is deprecated; call
+<peer>"), and a defect after the peer's order is said of the call ("call <peer>; its mode is
+broken"): both stay defects of the peer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-__all__ = ["OWN_LIMIT", "referral"]
+__all__ = ["OWN_LIMIT", "referral", "remedy"]
 
 _LIMITED = r"(?:read|support|handl|cover|serv|pars|accept|index|manag|process|understand)\w*"
 _THIS = r"this\s+(?:tool|server|function|endpoint|command|plugin|integration|connector|version|release)"
@@ -68,3 +73,26 @@ def _to_own(sentence: str, own: str) -> bool:
         if order is not None and order.end() == found.start():
             return True
     return False
+
+
+# Where one clause ends and the next begins: punctuation, or a consequence ("…, so use …").
+_CLAUSE_END = re.compile(r"[;:,.]\s|\s(?:so|therefore|hence|thus)\s|\s[-\u2013\u2014]\s")
+_PRONOUN = re.compile(
+    r"\s*(?:(?:and|but|so|then)\s+)?(?:it|its|they|their|them|those|these|he|she|his|her)\b"
+)
+
+
+def remedy(sentence: str, peer_at: int, defects: Iterator[re.Match[str]]) -> bool:
+    """Is the peer at ``peer_at`` sent to as the remedy for ``defects`` said of something else, each
+    in an earlier clause of ``sentence`` whose subject is named (not a pronoun)?"""
+    if not referral(sentence, (peer_at,)):
+        return False
+    found = False
+    for defect in defects:
+        if defect.start() > peer_at or _CLAUSE_END.search(sentence, defect.end(), peer_at) is None:
+            return False
+        starts = [end.end() for end in _CLAUSE_END.finditer(sentence, 0, defect.start())]
+        if _PRONOUN.match(sentence, starts[-1] if starts else 0):
+            return False
+        found = True
+    return found
