@@ -29,14 +29,15 @@ __all__ = ["OWN_LIMIT", "referral", "remedy"]
 _LIMITED = r"(?:read|support|handl|cover|serv|pars|accept|index|manag|process|understand)\w*"
 _THIS = r"this\s+(?:tool|server|function|endpoint|command|plugin|integration|connector|version|release)"
 OWN_LIMIT = re.compile(
-    rf"\b(?:is|are)\s+(?:not|no\s+longer)\s+(?:\w+\s+)?{_LIMITED}\s+(?:by|in)\s+{_THIS}\b|\b{_THIS}\s+"
+    rf"\b(?:not|no\s+longer)\s+(?:\w+\s+)?{_LIMITED}\s+(?:by|in)\s+{_THIS}\b|\b{_THIS}\s+"
     rf"(?:does\s+not|doesn't|no\s+longer|cannot|can't|will\s+not|won't)\s+(?:\w+\s+)?{_LIMITED}\b|"
     rf"\boutside\s+(?:the\s+)?scope\s+of\s+{_THIS}\b"
 )
 _BEFORE = 48  # characters read before a mention: an order verb and its article
 # An order whose object is the mention that follows it.
 _TOWARD = re.compile(
-    r"(?<![\w-])(?P<verb>use|call|run|try|invoke|query|consult|switch\s+to|fall\s+back\s+to|turn\s+to|go\s+to|"
+    r"(?<![\w-])(?P<verb>use|call|run|try|invoke|query|consult|"
+    r"switch\s+to|fall\s+back\s+to|turn\s+to|go\s+to|"
     r"refer\s+(?:them\s+|it\s+|the\s+\w+\s+)?to|help\s+(?:them\s+|the\s+\w+\s+)?with|"
     r"(?:hand|pass|send|point)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:over\s+)?to)\s+"
     r"(?:the\s+|an?\s+|their\s+)?[`'\"]?$"
@@ -48,8 +49,10 @@ _NEGATED = re.compile(
 # The same sentence sending the model to this tool: a referral that also claims the call is not one.
 _TO_THIS = re.compile(
     r"\b(?:use|call|pick|choose|prefer|favou?r|select|default\s+to|stick\s+with|go\s+with)\s+"
-    r"(?:this(?:\s+\w+)?|us|me)\b|\bhere\b|\bthis\s+one\b|\b(?:rather\s+than|over|instead\s+of)\s+"
-    r"(?:them|those|these|the\s+others?|any\s+others?|it)\b"
+    r"(?:this(?:\s+\w+)?|us|me)\b|\bthis\s+one\b|"
+    # "route every job here", "page saves go here" (not "obsolete here": a place, not a destination)
+    r"\b(?:route|send|direct|bring|keep|stay|answer|go|point|use|do)\w*\s+(?:[\w-]+\s+){0,3}?here\b|"
+    r"\b(?:rather\s+than|over|instead\s+of)\s+(?:them|those|these|the\s+others?|any\s+others?|it)\b"
 )
 
 
