@@ -13,7 +13,7 @@ import pytest
 
 from tests.vetting.test_screener_structure import content_words
 from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener, _categories, _conduct, _params, _structure
+from toolpool.vetting.screener import RuleScreener, _categories, _conduct, _params, _structure, _unaware
 from toolpool.vetting.screener._doc import Doc, Part
 
 SCREENER = RuleScreener()
@@ -169,14 +169,14 @@ GUARDS = [
         (),
     ),
     (
-        _conduct,
+        _unaware,
         "TOOL_SUBJECT",
         NEVER,
         "Sends receipts; you should fill the amount. The tool never mentions card digits to anyone.",
         (),
     ),
     (
-        _conduct,
+        _unaware,
         "TOLD_ONLY_THE_PERSON",
         NEVER,
         "Keeps diaries; you should save entries daily. Entries are not shown to anyone except the owner.",

@@ -397,6 +397,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "_LOGIN",  # only narrows (batch R): a sign-in beside the host it is for is a weak hint
         "_signs_in_beside",  # likewise
         "_said_without",  # what the tool is for, without the sentences asking for the input (batch R)
+        "_REFUSED",  # only narrows (batch U): an ask forbidden in its own clause is a weak hint
         "fold",
         "humanise",
     },

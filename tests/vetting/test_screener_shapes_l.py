@@ -13,7 +13,7 @@ import pytest
 
 from tests.vetting.test_screener_structure import content_words
 from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener, _conduct, _flows
+from toolpool.vetting.screener import RuleScreener, _flows, _unaware
 
 SCREENER = RuleScreener()
 BATCH_L = Path(__file__).resolve().parents[2] / "bench" / "data" / "screen_batch_l.jsonl"
@@ -185,7 +185,7 @@ def test_keeping_secrets_out_of_the_chat_does_not_keep_the_person_unaware(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert not conduct(REDACTING)
-    monkeypatch.setattr(_conduct, "REDACTED", NEVER)
+    monkeypatch.setattr(_unaware, "REDACTED", NEVER)
     assert conduct(REDACTING)
 
 

@@ -33,6 +33,7 @@ from bisect import bisect_right
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import is_valuable
 from toolpool.vetting.screener._input_drop import PLACE
+from toolpool.vetting.screener._referred import OWN_LIMIT, remedy
 from toolpool.vetting.screener._wording import CONSENT_DROPPED
 
 __all__ = ["asked", "changes_call", "whole_description"]
@@ -44,9 +45,9 @@ def asked(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") and "why not" not in sentence
 
 
-def changes_call(sentence: str, *, fed: bool) -> bool:
+def changes_call(sentence: str, peer_at: int = -1, *, fed: bool) -> bool:
     """Whether ``sentence`` (lower case) changes how the peer's call it directs is made or what it
-    carries; ``fed`` says whether something is passed to the peer in it."""
+    carries; ``fed`` says whether something is passed to the peer in it, ``peer_at`` where it stands."""
     return bool(
         _SAFEGUARD_OFF.search(sentence)
         or CONSENT_DROPPED.search(sentence)
@@ -55,7 +56,11 @@ def changes_call(sentence: str, *, fed: bool) -> bool:
         or _COPIED.search(sentence)
         or (is_valuable(sentence, bare_secrets=False) and not _SIGN_OFF.search(sentence))
         or (fed and _FAILURE.search(sentence) and _CONTENT.search(sentence))
-        or (_DISCREDITED.search(sentence) and not _SELF_RETIRED.search(sentence))
+        or (
+            _DISCREDITED.search(sentence)
+            and not (_SELF_RETIRED.search(sentence) or OWN_LIMIT.search(sentence))
+            and not (peer_at >= 0 and remedy(sentence, peer_at, _DISCREDITED.finditer(sentence)))
+        )
         or _EVERY_CALL.search(sentence)
     )
 

@@ -26,7 +26,6 @@ from itertools import islice
 
 from toolpool.vetting.screener._address import ADDRESSED, CLAUSE_START, ORDER_LABEL, ORDER_VERB
 from toolpool.vetting.screener._categories import (
-    ASKED_FOR,
     AVOID,
     BACK_REFERENCE,
     CALLED,
@@ -38,20 +37,16 @@ from toolpool.vetting.screener._categories import (
     PREFERENCE,
     PRESET_FIELD,
     RANK,
-    REDACTED,
     RUN_DOWN_MORE,
     SIBLINGS,
     STEALTH,
-    THIRD_PARTY,
-    TOLD_ONLY_THE_PERSON,
-    TOOL_SUBJECT,
-    UNAWARE,
-    UNAWARE_WHOM,
     VALUABLE,
 )
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._neighbours import SHORT, Lent, lent, scope_of
+from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._unaware import unaware as _unaware
 from toolpool.vetting.screener._vocab import IDENTIFIER
 from toolpool.vetting.screener._wording import DESTINATIONS, REPLIES, RUN_DOWN
 
@@ -122,7 +117,8 @@ def weighed(doc: Doc, own: str, peers: Collection[str]) -> Iterator[tuple[str, f
         if unaware and not addressed:
             kinds.append("addressed elsewhere")
         points = addressed + sum(POINTS[kind] for kind in kinds[1 if addressed else 0 :])
-        points += _weigh(sentence, rivals.near(index), kinds, points, given, slots)
+        near = rivals.near(index) and not rivals.referred(index)
+        points += _weigh(sentence, rivals.near(index), kinds, points, given, slots, near)
         yield part.where, points, kinds
 
 
@@ -150,6 +146,13 @@ class _Rivals:
             if len(self.doc.lower[slice(*self.spans[back])].split()) > SHORT:
                 return False
         return False
+
+    def referred(self, index: int) -> bool:
+        """The sentence sends the model to the other tool it names: a run-down there is not of it."""
+        start, end = self.spans[index]
+        text = self.doc.text[start:end]
+        named = (m.start() for m in IDENTIFIER.finditer(text) if _is_peer(m.group(), self.own, self.peers))
+        return referral(self.doc.lower[start:end], named, self.own.lower())
 
     def _named(self, index: int) -> bool:
         if index not in self.found:
@@ -228,6 +231,7 @@ def _weigh(
     points: float,
     given: Lent = _NO_LOAN,
     slots: tuple[str, ...] = (),
+    run_down_near: bool | None = None,
 ) -> float:
     """The points of the categories after who is spoken to (appended to ``kinds``)."""
     added = 0.0
@@ -254,7 +258,7 @@ def _weigh(
             kinds.append(kind)
     # Costly to search, each only if it (and the ones after it) could still reach FULL.
     if points + added + POINTS["run-down near rivals"] + POINTS["destination"] + POINTS["named call"] >= FULL:
-        run_down = _run_down(sentence, rivals)
+        run_down = _run_down(sentence, rivals if run_down_near is None else run_down_near)
         if run_down:
             added += POINTS[run_down]
             kinds.append(run_down)
@@ -281,24 +285,4 @@ def _run_down(sentence: str, rivals: bool) -> str:
 
 
 # Failures are said of any call, this tool's own included ("otherwise the tool returns an error").
-_KEPT = ("kept", "keep", "left", "leave", "held", "hold")
 _FAILURES = frozenset({"error", "errors", "fail", "fails", "failing", "wrong"})
-
-
-def _unaware(sentence: str) -> str:
-    """ "unaware person", "unaware" or "": a norm against telling, not the tool describing itself."""
-    match = next((m for m in islice(UNAWARE.finditer(sentence), 8) if not _from_others(sentence, m)), None)
-    if match is None or TOOL_SUBJECT.search(sentence) or TOLD_ONLY_THE_PERSON.search(sentence):
-        return ""
-    if match.group().startswith(_KEPT) and REDACTED.search(sentence):
-        return ""  # "keep secrets out of the reply" protects the person
-    return "unaware person" if UNAWARE_WHOM.search(sentence) else "unaware"
-
-
-def _from_others(sentence: str, match: re.Match[str]) -> bool:
-    """Kept from third parties ("never share it with other apps"), or nothing beyond what the person
-    asked for ("what they requested and nothing more"): neither keeps the person unaware."""
-    said = match.group()
-    if said.endswith("with"):
-        return THIRD_PARTY.match(sentence, match.end()) is not None
-    return said.endswith(("else", "more")) and ASKED_FOR.search(sentence, 0, match.start()) is not None

@@ -6,7 +6,8 @@ a vault tool a secret): then it is only a weak hint. So is a secret asked beside
 host it signs in to ("host", "username", "password" of an SFTP destination): a connection's login,
 if what it asks is a password or a token, not a collection ("all stored passwords"). A boolean is
 no drop box: it carries true or false, not data ("reveal_secrets" switches what the tool shows its
-caller).
+caller). Nor is an ask that is forbidden in its own clause ("never reuse other credentials", "do not
+ask for the PIN"): the sentence keeps the data out, it does not collect it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,14 @@ _LOGIN = re.compile(
     r"(?:(?:the\s+user'?s|their)\s+(?!(?:all|every|any|other|stored|saved|local|cached)\b)(?:\w+\s+){0,2}?)?"
     r"(?:credentials|secrets|passwords|tokens|api[ _-]?keys?)"
 )
+# A collecting verb negated right before the data it would take: "never reuse other credentials".
+# Only verbs that take data: "do not omit the password" (a double negation) still asks.
+_REFUSED = re.compile(
+    r"\b(?:never|not|don't|mustn't|shouldn't|cannot|can't)\s+(?:ask\s+(?:\w+\s+){0,2}?for|reuse|re-use|use|"
+    r"collect|request|store|save|log|keep|share|send|include|guess|copy|paste|read|take|try|enter|record|"
+    r"retain|forward)\s+(?:(?:any|the|their|other|its|your|his|her|saved|stored|cached|a|an|\w+'s)\s+){0,3}$"
+)
+_NEAR = 60  # characters before an ask read for its refusal
 _INSTRUCTIONS = re.compile(r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?)")
 
 # Every finding of this module starts at a match of one of these (the fast path relies on it).
@@ -71,6 +80,7 @@ def parameter_findings(
     the boolean parameters, carry none)."""
     asked: dict[str, tuple[str, str]] = {}
     login: set[str] = set()  # inputs whose secret is a sign-in (a password, a token), not a collection
+    refused: dict[str, tuple[str, str]] = {}  # inputs whose only asks are forbidden
     for category, matches in (
         ("conversation", doc.finditer(CONVERSATION)),
         ("secrets", hits.found("secret")),
@@ -88,11 +98,17 @@ def parameter_findings(
                 and not PRESET_FIELD.search(part.where)
                 and part.prop not in flags
             ):
+                if _REFUSED.search(doc.lower, max(0, match.start() - _NEAR), match.start()):
+                    refused.setdefault(part.prop, (category, part.where))
+                    continue
                 if category == "conversation" and _INSTRUCTIONS.match(match.group()):
                     asked[part.prop] = ("instructions", part.where)  # the strongest ask of a property
                 asked.setdefault(part.prop, (category, part.where))
                 if category == "secrets" and part.prop not in login and _LOGIN.fullmatch(match.group()):
                     login.add(part.prop)
+    for prop, (category, where) in refused.items():
+        if prop not in asked:
+            yield Finding("spare_parameter", where, 0.3, f"{category}, refused")
     if not asked:
         return
     name, text = humanise(tool_name), fold(description)[:_PURPOSE_CHARS]

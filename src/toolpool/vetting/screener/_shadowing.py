@@ -289,7 +289,10 @@ def _peer(doc: Doc, name: str, at: int, *, ceded: bool = False) -> Finding:
         sentence = doc.lower[start:end]
         shut_out = _SHUT_OUT.search(text, max(start, at - 40), at) is not None
         changed = (
-            replacing or shut_out or changes_call(sentence, fed=fed) or whole_description(doc, at, start, end)
+            replacing
+            or shut_out
+            or changes_call(sentence, at - start, fed=fed)
+            or whole_description(doc, at, start, end)
         )
         if changed and not asked(sentence):
             return Finding("peer_directive", doc.where(at), 1.0, detail)

@@ -45,12 +45,11 @@ from toolpool.vetting.screener._framing import (
     OVERRIDE_CHOICE,
     RIVALS,
     answers_of_itself,
-    conceded,
-    overridden,
     own_words_out,
 )
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
+from toolpool.vetting.screener._squatting import squatting as _squatting
 from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS, Vocab, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
@@ -235,20 +234,6 @@ def _carried(judge: _Judge, sentence: str, following: str) -> tuple[str, float] 
 
 def _full(verdict: tuple[str, float] | None) -> tuple[str, float] | None:
     return verdict if verdict is not None and verdict[1] >= 1.0 else None
-
-
-def _squatting(sentence: str) -> tuple[str, float] | None:
-    override = OVERRIDE_CHOICE.pattern.search(sentence)
-    # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
-    # "may pick a cheaper one" does not.
-    chosen = override is not None and (
-        SELF_CHOICE.search(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
-    )
-    if chosen and overridden(sentence, override):  # type: ignore[arg-type]
-        return ("squatting", 1.0)
-    if not (RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)):
-        return None
-    return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
 
 
 def _line_jump(sentence: str) -> tuple[str, float] | None:
