@@ -51,8 +51,9 @@ from _screen_data import (
 )
 from _screen_judge import JudgeOptions, JudgeUnavailable, judge_report, print_judge_report
 from _timing import percentile
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener import RuleScreener
-from toolpool.vetting.screening import Peer, Verdict
+from toolpool.vetting.screening import Verdict
 
 _SCREENER = RuleScreener()
 
@@ -132,18 +133,19 @@ def main() -> None:
 def screen(entry: Entry, *, pool_peers: bool = False, described: bool = True) -> Verdict:
     """With the peers' definitions (issue 18) unless ``described`` is false (names only).
 
-    Peers are one set per entry, built once, as admission builds one per server."""
+    Peers are one ``PeerSet`` per entry, built once, as admission builds one per connect and
+    screens each of the server's tools with it (until 2026-12-07 a set of names and ``Peer``s
+    was kept here, and the screener made a ``PeerGroup`` of it at every call, inside the timing:
+    RESULTS.md §4ah)."""
     names = entry.pool_peers if pool_peers else entry.peers
-    if not described:
-        return _SCREENER.screen_tool(entry.tool, names)
-    key = (entry.batch, entry.id, pool_peers)  # ids repeat across sets (held-out "h_mal_01", batch H)
+    key = (entry.batch, entry.id, pool_peers, described)  # ids repeat across sets ("h_mal_01", batch H)
     peers = _PEERS.get(key)
     if peers is None:
-        peers = _PEERS[key] = frozenset([*names, *entry.described])
+        peers = _PEERS[key] = PeerSet.of([*names, *entry.described] if described else names)
     return _SCREENER.screen_tool(entry.tool, peers)
 
 
-_PEERS: dict[tuple[str, str, bool], frozenset[str | Peer]] = {}
+_PEERS: dict[tuple[str, str, bool, bool], PeerSet] = {}
 
 
 def labelled_report(entries: Sequence[Entry]) -> dict[str, Any]:
