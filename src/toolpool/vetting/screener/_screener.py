@@ -16,6 +16,7 @@ from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
 from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
+from toolpool.vetting.screener._gather import gather_findings
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._input_drop import input_drop_findings
 from toolpool.vetting.screener._kept import blank_kept_back
@@ -171,6 +172,7 @@ def _screen(
         findings += payee_findings(doc, described)
         findings += input_drop_findings(doc, _inputs(fields))
         findings += preset_echo_findings(doc)
+        findings += gather_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
