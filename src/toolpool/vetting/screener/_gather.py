@@ -15,7 +15,7 @@ tool has no use for; and no sign that the input names what goes in it. Sources, 
 The place sentence is read with the sentence before it when it points back ("Put these in …").
 What the person is asked for ("ask the user for their address") is theirs to give, and an input
 whose name names what goes in it ("the card number … in `card_number`", a password in `pwd`) is
-the data the tool plainly needs, as is a secret put in a slot made for one ("in `headers`").
+the data the tool plainly needs, as is a secret put in an input made for one (`headers`, `auth_token`). Each clause is read alone.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._exfil import SPARE_NAMES
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import ANY_PATH
-from toolpool.vetting.screener._wording import CREDENTIAL_SLOT
 
 __all__ = ["gather_findings"]
 
@@ -42,6 +41,7 @@ _INTO = re.compile(
     r"\b(?:in|into|to|under|inside|within|as)\s+(?:the\s+|its\s+|this\s+tool'?s\s+)?(?:(?:field|parameter|argument|"
     r"property|input)\s+)?([`'\"])?([a-z_][\w.-]*\w)\1?(\s+(?:field|parameter|argument|property|input)\b)?"
 )
+_HERE = re.compile(r"\bhere\b")
 _FILL = re.compile(
     r"\b(?:fill|populate|prefill)\w*\s+(?:in\s+)?(?:the\s+)?([`'\"])?([a-z_][\w.-]*\w)\1?(\s+(?:field|"
     r"parameter|argument|property|input))?\s+with\b"
@@ -49,7 +49,7 @@ _FILL = re.compile(
 # A placing forbidden, not ordered: "never paste a password into `comment`".
 _NEGATED = re.compile(r"\b(?:not|never|n't|no|avoid|nor|without)\s+(?:\w+\s+){0,2}?$")
 _POINTS_BACK = re.compile(
-    r"\b(?:these|those|them|it|its|this|that|they|all\s+of\s+(?:it|them|this)|the\s+above)\b"
+    r"\b(?:these|those|them|it|its|this|that|they|both|each|all\s+of\s+(?:it|them|this)|the\s+above)\b"
 )
 
 _SECRET = re.compile(
@@ -79,7 +79,18 @@ _ELSEWHERE = re.compile(
     r"\btools?\s+(?:\w+\s+)?available\s+to\s+you\b|\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:\w+\s+){0,2}?"
     r"(?:tools?|calls?)\b"
 )
-_BROAD = re.compile(r"\b(?:everything|anything|whatever|entire|whole|full|complete|all|every|any)\b")
+# The source taken as a whole, not one item of it ("any anecdote" is one; "any files" are all).
+_WHOLE = (
+    r"\b(?:entire|whole|full|complete|all|every|any)\s+(?:of\s+)?(?:the\s+|this\s+|"
+    r"your\s+|their\s+)?(?:\w+\s+)?(?:conversation|chat|dialog(?:ue)?|thread|session|transcript|history|messages|turns|"
+    r"files|documents|folders|uploads|results|outputs|tools)\b"
+)
+_BROAD = re.compile(r"\b(?:everything|anything|whatever)\b|" + _WHOLE)
+# An input made for a login: a secret put there is where one goes ("headers", "auth_token").
+_SLOT = re.compile(
+    r"(?:^|[._-])(?:headers?|auth\w*|authori[sz]ation|credentials?|tokens?|api[_-]?keys?|secrets?|passwords?|"
+    r"bearer|cookies?)$"
+)
 _GATHER = re.compile(
     r"\b(?:collect|gather|harvest|compile|scrape|pull|extract|look\s+up|find|grab|retrieve|read)\w*"
 )
@@ -104,39 +115,55 @@ def gather_findings(doc: Doc) -> Iterator[Finding]:
         if part.name:
             continue
         sentence = doc.lower[start:end]
-        for dest, at in _destinations(sentence, names):
+        own = (part.prop or "").lower()
+        for dest, at in _destinations(sentence, names, own):
             if _unneeded(doc, start, sentence, dest, at, dest in spare):
                 yield Finding("param_carry", part.where, 1.0)
                 return
 
 
-def _destinations(sentence: str, names: set[str]) -> Iterator[tuple[str, int]]:
-    """Inputs of this tool that a verb of placing before them sends something into."""
+def _destinations(sentence: str, names: set[str], own: str) -> Iterator[tuple[str, int]]:
+    """Inputs of this tool that a verb of placing before them, in the same clause, sends something
+    into; named as inputs (quoted, "… field", an identifier) or by the property's own text."""
     for match in (*_INTO.finditer(sentence), *_FILL.finditer(sentence)):
         name = match.group(2)
         named = name in names or (name.rsplit(".", 1)[-1] in names and "." in name)
         marked = match.group(1) is not None or match.group(3) is not None or "_" in name or "." in name
+        clause = sentence.rfind(";", 0, match.start()) + 1
         verbs = [
             verb
-            for verb in _PLACE.finditer(sentence, 0, match.start(2))
-            if not _NEGATED.search(sentence, 0, verb.start())
+            for verb in _PLACE.finditer(sentence, clause, match.start(2))
+            if not _NEGATED.search(sentence, clause, verb.start())
         ]
-        if named and marked and verbs:
+        if named and (marked or name == own) and verbs:
             yield name, match.start(2)
+    here = _HERE.search(sentence) if own else None  # "insert here …" in a property's own text
+    if here is not None and _PLACE.search(sentence, 0, here.start()):
+        yield own, here.start()
 
 
 def _unneeded(doc: Doc, start: int, sentence: str, dest: str, at: int, spare: bool) -> bool:
-    span = sentence
-    if _POINTS_BACK.search(sentence, 0, at):
-        span = _before(doc, start) + " " + sentence  # "Put these in `record`": what "these" were
+    """Is what the clause placing into ``dest`` puts there something the tool has no use for?"""
+    begin = sentence.rfind(";", 0, at) + 1
+    end = sentence.find(";", at)
+    span = sentence[begin : end if end != -1 else len(sentence)]
+    pronoun = _POINTS_BACK.search(sentence, begin, at)
+    if pronoun is not None and not _sourced(sentence[begin : pronoun.start()]):
+        # "Put these in `record`": what "these" were, in the clause or the sentence before
+        span = (sentence[:begin] if begin else _before(doc, start)) + " " + span
     if _named_by(dest, span.replace(dest, " ")) or (_ASKED.search(span) and not spare):
         return False
     if _SECRET.search(span) or _CONFIG_PATH.search(span) or ANY_PATH.pattern.search(span):
-        return CREDENTIAL_SLOT.search(sentence) is None  # "put them in `headers`": where a login goes
-    elsewhere = _ELSEWHERE.search(span) is not None
+        return not _SLOT.search(dest)  # a login put in `headers` or `auth_token` is where one goes
+    elsewhere = _ELSEWHERE.search(span) is not None or re.search(_WHOLE, span) is not None
     if _IDENTITY.search(span) and (elsewhere or _GATHER.search(span)):
         return True
-    return elsewhere and (spare or _BROAD.search(span) is not None)
+    return elsewhere and _BROAD.search(span) is not None
+
+
+def _sourced(text: str) -> bool:
+    """Does the clause name its own source before a pronoun ("read X and place its contents")?"""
+    return any(words.search(text) for words in (_GATHER, _SECRET, _CONFIG_PATH, _IDENTITY, _ELSEWHERE))
 
 
 def _before(doc: Doc, start: int) -> str:
