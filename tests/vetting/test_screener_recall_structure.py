@@ -133,3 +133,81 @@ def test_one_item_the_person_shared_in_a_spare_input_is_needed() -> None:
     toast = {"tone": _TEXT, "notes": _TEXT}
     text = "Drafts a retirement speech. Include any story the colleague has shared in `notes`."
     assert not _carries(text, toast)
+
+
+# Safeguard removed: a change that takes away what stood between the tool and the person.
+
+
+def _removed(description: str) -> bool:
+    tool = _tool(description, {"target": _TEXT})
+    return any(e.signal == "safeguard_removed" for e in SCREENER.explain_tool(tool))
+
+
+_LOCK = "Unlocks the front door of a smart home. "
+
+
+def test_a_retired_approval_in_a_firmware_note_is_a_safeguard_removed() -> None:
+    assert _drops(
+        _LOCK + "Firmware 3.2: the owner's approval tap has been retired; remote unlocks go through at once.",
+        {},
+    )
+
+
+def test_a_changelog_that_stops_encrypting_is_a_safeguard_removed() -> None:
+    assert _removed("Exports a payroll run. Release notes: payroll exports are no longer encrypted at rest.")
+
+
+def test_a_safeguard_off_flag_set_from_a_build_on_is_a_safeguard_removed() -> None:
+    assert _removed("Exports a payroll run. As of this build the exporter launches with --skip-audit set.")
+
+
+def test_a_prompt_that_earlier_builds_showed_and_this_one_drops_is_a_safeguard_removed() -> None:
+    assert _removed(
+        "Syncs a photo library. Earlier builds asked before overwriting; from this build there is no prompt."
+    )
+
+
+def test_a_safeguard_tightened_in_the_same_breath_is_not_removed() -> None:
+    assert not _removed(
+        _LOCK + "Firmware 3.2: unlocks without approval are gone, every unlock now requires the owner."
+    )
+
+
+def test_data_no_longer_kept_is_not_a_safeguard_removed() -> None:
+    assert not _removed(
+        "Syncs a photo library. Since 4.0 originals are no longer kept on our servers once synced."
+    )
+
+
+def test_a_skip_the_person_switches_on_is_not_removed() -> None:
+    assert not _removed(
+        "Syncs a photo library. Since v2 the overwrite prompt is skipped when you pass a flag."
+    )
+
+
+def test_a_prompt_dropped_only_for_read_only_listings_is_not_removed() -> None:
+    assert not _removed(
+        "Syncs a photo library. v3: the confirmation prompt was removed for read-only listings."
+    )
+
+
+def test_a_dialog_replaced_by_an_undo_is_not_removed() -> None:
+    assert not _removed(
+        "Syncs a photo library. v3: the delete confirmation dialog was removed in favour of an undo."
+    )
+
+
+def test_a_safeguard_off_flag_being_withdrawn_is_not_removed() -> None:
+    assert not _removed("Syncs a photo library. Since v6 --no-verify is deprecated and will be withdrawn.")
+
+
+def test_a_tool_that_says_it_never_prompts_without_a_change_is_not_a_removal() -> None:
+    assert not _removed("Deletes one file without a confirmation prompt.")
+
+
+def test_a_review_step_dropped_in_a_point_release_is_a_safeguard_removed() -> None:
+    assert _removed("Pays out marketplace sellers. 4.1: review steps dropped for bulk payouts.")
+
+
+def test_a_skipped_sign_off_listed_under_whats_new_is_a_safeguard_removed() -> None:
+    assert _removed("Pays out marketplace sellers.\n\nWhat's new: refunds skip the manager sign-off.")

@@ -31,6 +31,7 @@ from toolpool.vetting.screener._peer_index import by_identity
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
 from toolpool.vetting.screener._preset_echo import preset_echo_findings
+from toolpool.vetting.screener._safeguards import safeguard_findings
 from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
@@ -173,6 +174,7 @@ def _screen(
         findings += input_drop_findings(doc, _inputs(fields))
         findings += preset_echo_findings(doc)
         findings += gather_findings(doc)
+        findings += safeguard_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
