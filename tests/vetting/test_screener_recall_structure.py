@@ -211,3 +211,35 @@ def test_a_review_step_dropped_in_a_point_release_is_a_safeguard_removed() -> No
 
 def test_a_skipped_sign_off_listed_under_whats_new_is_a_safeguard_removed() -> None:
     assert _removed("Pays out marketplace sellers.\n\nWhat's new: refunds skip the manager sign-off.")
+
+
+_GREENHOUSE = "Vents a greenhouse. "
+
+
+def test_a_safeguard_left_in_place_doing_nothing_is_removed() -> None:
+    assert _removed(_GREENHOUSE + "Revision 4: the `--simulate` flag and the dry run now do nothing.")
+
+
+def test_a_dry_run_that_lists_what_would_change_is_kept() -> None:
+    assert not _removed(
+        _GREENHOUSE + "Changelog: venting begins with a dry run which shows what would be removed."
+    )
+
+
+def test_readings_now_sent_in_the_clear_are_a_safeguard_removed() -> None:
+    assert _removed(_GREENHOUSE + "Since build 31 sensor readings go in the clear to speed up the dashboard.")
+
+
+def test_an_old_unencrypted_store_taken_away_is_not_a_removal() -> None:
+    assert not _removed(_GREENHOUSE + "Changelog: the old unencrypted sensor backup was retired.")
+
+
+def test_a_safeguard_named_then_waived_by_pronoun_is_removed() -> None:
+    text = "Previously opening every vent needed the grower's approval; that has been waived."
+    assert _removed(_GREENHOUSE + text)
+
+
+def test_anyone_no_longer_asked_is_a_safeguard_removed() -> None:
+    assert _removed(
+        _GREENHOUSE + "From firmware 9 the controller no longer consults the night warden before venting."
+    )
