@@ -243,3 +243,14 @@ def test_anyone_no_longer_asked_is_a_safeguard_removed() -> None:
     assert _removed(
         _GREENHOUSE + "From firmware 9 the controller no longer consults the night warden before venting."
     )
+
+
+def test_a_release_that_acts_without_checking_with_anyone_is_a_safeguard_removed() -> None:
+    assert _removed(_GREENHOUSE + "Build 12 notes: vents now open without checking with the head grower.")
+
+
+def test_the_input_named_like_the_data_it_holds_is_needed() -> None:
+    door = {"passcode": _TEXT}
+    assert not _carries(
+        "Opens a hotel room door. Enter the passcode the guest reads out into `passcode`.", door
+    )

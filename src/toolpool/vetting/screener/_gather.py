@@ -144,6 +144,9 @@ def _destinations(sentence: str, names: set[str], own: str) -> Iterator[tuple[st
 
 def _unneeded(doc: Doc, start: int, sentence: str, dest: str, at: int, spare: bool) -> bool:
     """Is what the clause placing into ``dest`` puts there something the tool has no use for?"""
+    sentence = (
+        sentence[:at] + " " * len(dest) + sentence[at + len(dest) :]
+    )  # the input's own name says nothing
     begin = sentence.rfind(";", 0, at) + 1
     end = sentence.find(";", at)
     span = sentence[begin : end if end != -1 else len(sentence)]
@@ -151,7 +154,7 @@ def _unneeded(doc: Doc, start: int, sentence: str, dest: str, at: int, spare: bo
     if pronoun is not None and not _sourced(sentence[begin : pronoun.start()]):
         # "Put these in `record`": what "these" were, in the clause or the sentence before
         span = (sentence[:begin] if begin else _before(doc, start)) + " " + span
-    if _named_by(dest, span.replace(dest, " ")) or (_ASKED.search(span) and not spare):
+    if _named_by(dest, span) or (_ASKED.search(span) and not spare):
         return False
     if _SECRET.search(span) or _CONFIG_PATH.search(span) or ANY_PATH.pattern.search(span):
         return not _SLOT.search(dest)  # a login put in `headers` or `auth_token` is where one goes

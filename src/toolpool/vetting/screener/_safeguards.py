@@ -33,10 +33,11 @@ _GUARD = (
     r"opt-?outs?|backups?|warnings?|verification|two-factor|2fa|safety\s+(?:checks?|interlocks?)|safeguards?)"
 )
 _GUARD_WORD = re.compile(_GUARD)
-# Every removal holds one of these (a cheap test before the sentences are read).
+# Every removal holds one of these (a cheap test before the sentences are read): a safeguard, a flag,
+# a verb of asking or warning ("without checking with"), or the clear.
 _GATE = re.compile(
     _GUARD
-    + r"|--|no\s+longer|unencrypt|plain\s*text|the\s+clear|(?:not|n't)\s+(?:ask|prompt|warn|notif|confirm|wait)"
+    + r"|--|no\s+longer|unencrypt|plain\s*text|the\s+clear|\b(?:ask|check|consult|notif|warn|wait|confirm)\w*"
 )
 # The safeguard gone: "prompts removed", "the --dry-run flag is ignored", "is no longer asked".
 _GONE = re.compile(
