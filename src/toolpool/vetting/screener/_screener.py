@@ -24,6 +24,7 @@ from toolpool.vetting.screener._languages import language_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._named_orders import named_order_findings
+from toolpool.vetting.screener._override import override_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._payee import payee_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
@@ -175,6 +176,7 @@ def _screen(
         findings += preset_echo_findings(doc)
         findings += gather_findings(doc)
         findings += safeguard_findings(doc)
+        findings += override_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:

@@ -117,6 +117,7 @@ SIGNALS: dict[str, Signal] = {
     "line_jumping": _hard("instruction that applies before or regardless of any call", text=0.4),
     "changed_behaviour": _hard("change note announcing data leaving or recording", text=0.3),
     "safeguard_removed": _hard("change note removing a safeguard of the person", text=0.3),
+    "choice_overridden": _hard("orders a fixed value whatever the person chooses", text=0.3),
     "forged_consent": _hard("answers a confirmation in the person's place", text=0.3),
     "remote_script": _hard("orders the model to run a downloaded script", text=0.3),
     "named_order": _hard("a property name that is an order moving data", text=0.0),
