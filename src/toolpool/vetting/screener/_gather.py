@@ -116,6 +116,8 @@ def gather_findings(doc: Doc) -> Iterator[Finding]:
             continue
         sentence = doc.lower[start:end]
         own = (part.prop or "").lower()
+        if not (own or any(name in sentence for name in names)) or not _PLACE.search(sentence):
+            continue  # no input named and nothing placed: most sentences
         for dest, at in _destinations(sentence, names, own):
             if _unneeded(doc, start, sentence, dest, at, dest in spare):
                 yield Finding("param_carry", part.where, 1.0)
@@ -129,13 +131,15 @@ def _destinations(sentence: str, names: set[str], own: str) -> Iterator[tuple[st
         name = match.group(2)
         named = name in names or (name.rsplit(".", 1)[-1] in names and "." in name)
         marked = match.group(1) is not None or match.group(3) is not None or "_" in name or "." in name
+        if not (named and (marked or name == own)):
+            continue
         clause = sentence.rfind(";", 0, match.start()) + 1
         verbs = [
             verb
             for verb in _PLACE.finditer(sentence, clause, match.start(2))
             if not _NEGATED.search(sentence, clause, verb.start())
         ]
-        if named and (marked or name == own) and verbs:
+        if verbs:
             yield name, match.start(2)
     here = _HERE.search(sentence) if own else None  # "insert here …" in a property's own text
     if here is not None and _PLACE.search(sentence, 0, here.start()):

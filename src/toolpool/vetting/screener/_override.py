@@ -34,6 +34,10 @@ _PERSON = (
     r"(?:the\s+|their\s+|his\s+|her\s+)?(?:user|person|human|caller|customer|client|guest|buyer|member|patient|"
     r"owner|traveller|traveler|shopper|player|student|employee|[a-z]+(?:er|or|ant|ent))(?:'s)?"
 )
+_OVER_WORD = re.compile(
+    r"\b(?:whatever|whichever|regardless|no\s+matter|irrespective|even\s+(?:if|when)|instead|rather|ignoring|"
+    r"overriding|over)\b"
+)
 # The person's own choice set aside: "whatever the guest picks", "regardless of what the user asked".
 _OVER_CHOICE = re.compile(
     r"\b(?:whatever|whichever|regardless\s+of|no\s+matter|irrespective\s+of|even\s+if|even\s+when|instead\s+of|"
@@ -47,13 +51,12 @@ _OVER_CHOICE = re.compile(
 
 def override_findings(doc: Doc) -> Iterator[Finding]:
     """One ``choice_overridden`` finding for the first sentence that overrides the person's choice."""
-    if not _OVER_CHOICE.search(doc.lower):
-        return
-    for start, end in doc.sentences():
+    for word in _OVER_WORD.finditer(doc.lower):
+        if not _OVER_CHOICE.match(doc.lower, word.start()):
+            continue
+        start, end = doc.sentence(word.start())
         part = doc.part(start)
         sentence = doc.lower[start:end]
-        if part.name or not _OVER_CHOICE.search(sentence):
-            continue
-        if _SET.search(sentence) and _LITERAL.search(sentence):
+        if not part.name and _SET.search(sentence) and _LITERAL.search(sentence):
             yield Finding("choice_overridden", part.where, 1.0)
             return

@@ -104,15 +104,16 @@ def safeguard_findings(doc: Doc) -> Iterator[Finding]:
     """One ``safeguard_removed`` finding for the first clause of a change that removes a safeguard."""
     if not _GATE.search(doc.lower):
         return
+    logs = {part.where for part in doc.parts if not part.name and _CHANGELOG.search(part.text.lower())}
     for start, end in doc.sentences():
+        if not _GATE.search(doc.lower, start, end):
+            continue  # most sentences: nothing a removal needs (bounded time on long documents)
         part = doc.part(start)
-        if part.name:
-            continue
         sentence = doc.lower[start:end]
-        logged = _CHANGELOG.search(part.text.lower()) is not None
-        changed = logged or CHANGE_NOTE.pattern.search(sentence) is not None or _CHANGE.search(sentence)
         clauses = sentence.split(";")
-        if changed and any(_removes(clause, clauses[i - 1] if i else "") for i, clause in enumerate(clauses)):
+        if part.name or not any(_removes(c, clauses[i - 1] if i else "") for i, c in enumerate(clauses)):
+            continue
+        if part.where in logs or _CHANGE.search(sentence) or CHANGE_NOTE.pattern.search(sentence):
             yield Finding("safeguard_removed", part.where, 1.0)
             return
 
