@@ -358,6 +358,9 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "language_findings",  # likewise (batch Q): words of six languages, not in the English triggers
         "ceded_to",  # only narrows shadowing_findings (batch R): a peer that names this tool its successor
         "preset_echo_findings",  # runs before either path (batch R): addresses and words of six languages
+        "gather_findings",  # likewise (batch U): an input named as a destination, read in every field
+        "safeguard_findings",  # likewise (batch U): a version label or a flag has no word to index
+        "override_findings",  # likewise (§4ac): a literal bound to an argument has no word to index
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

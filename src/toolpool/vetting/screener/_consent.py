@@ -4,14 +4,15 @@
 request as already approved": the answer the person was to give is given, or taken as given. A
 sentence that asks the person ("asks the user to confirm") speaks to them, and one whose answer
 waits for their own act ("once the buyer taps Pay") leaves it theirs. ``structure_findings`` reads
-it in each sentence that ``_framing.ANSWERING`` matched in.
+it in each sentence that ``_framing.ANSWERING`` matched in. ``CONSENT_DROPPED`` is the other side of
+the same act: a change that stops asking the person at all ("no longer checks with the user").
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["CONSENT_WORDS", "forged_consent"]
+__all__ = ["CONSENT_DROPPED", "CONSENT_WORDS", "forged_consent"]
 
 _ASKS_THE_PERSON = re.compile(
     r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
@@ -22,6 +23,18 @@ _THEIR_ANSWER = re.compile(
     r"\b(?:once|after|when|if|only\s+if|as\s+soon\s+as)\s+(?:the\s+)?(?:user|person|human|customer|buyer|owner|"
     r"they|you)\s+(?:\w+\s+)?(?:has\s+|have\s+)?(?:confirm|approv|tap|click|press|sign|accept|agree|consent|pa[yi]|"
     r"type|say|said|answer|repl)\w*"
+)
+# A change that takes the person's confirmation away: "no longer to check with the user",
+# "the approval step was retired".
+CONSENT_DROPPED = re.compile(
+    r"\b(?:no\s+longer|never|not|without|skip\w*|stop\w*)\s+(?:\w+\s+){0,3}?(?:check\w*\s+with|ask\w*|confirm\w*"
+    r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
+    r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
+    r"dropped|disabled|skipped|waived|no\s+longer\s+(?:required|needed))\b|"
+    # The person's approval put aside for the model's own act: "added while composing rather than as
+    # a step for the user to approve".
+    r"\b(?:rather\s+than|instead\s+of)\s+(?:\w+\s+){0,4}?(?:for|by)\s+(?:the\s+)?(?:user|person|human|owner|"
+    r"customer|client)\s+to\s+(?:approve|confirm|review|okay|check|see)\b"
 )
 # What a request for the person's consent looks like, for an answer given in their place.
 _CONSENT = re.compile(

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._consent import CONSENT_DROPPED
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
     BOUND_TO_OWN,
-    CONSENT_DROPPED,
     CREDENTIAL_SLOT,
     DESTINATIONS,
     FLOW_OBJECTS,

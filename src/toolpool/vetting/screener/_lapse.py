@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LAPSED", "STAKE", "lapses"]
+__all__ = ["LAPSED", "STAKE", "harmless", "lapses"]
 
 _SAFEGUARD = (
     r"(?:confirmation|approval|consent|review|sign-?off|verification|check|limit|cap|hold|lock|guard|"
@@ -59,9 +59,9 @@ _ITSELF_GONE = re.compile(
 
 def lapses(sentence: str) -> bool:
     """Does ``sentence`` (lower case, in a change note) let a safeguard lapse over the person's stake?"""
-    return bool(LAPSED.search(sentence) and STAKE.search(sentence) and not _harmless(sentence))
+    return bool(LAPSED.search(sentence) and STAKE.search(sentence) and not harmless(sentence))
 
 
-def _harmless(sentence: str) -> bool:
+def harmless(sentence: str) -> bool:
     """A harmless scope or a way back that still holds (not one the sentence says is gone)."""
     return any(not _ITSELF_GONE.match(sentence, m.end()) for m in _HARMLESS.finditer(sentence))

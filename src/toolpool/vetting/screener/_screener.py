@@ -16,6 +16,7 @@ from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._exfil import exfil_findings, shell_findings
 from toolpool.vetting.screener._fast import quiet_findings
 from toolpool.vetting.screener._fields import MAX_CHARACTER_SCAN, Field, text_fields, tool_fields
+from toolpool.vetting.screener._gather import gather_findings
 from toolpool.vetting.screener._hits import SentenceHits
 from toolpool.vetting.screener._input_drop import input_drop_findings
 from toolpool.vetting.screener._kept import blank_kept_back
@@ -23,6 +24,7 @@ from toolpool.vetting.screener._languages import language_findings
 from toolpool.vetting.screener._lexical import lexical_findings
 from toolpool.vetting.screener._markup import markup_findings
 from toolpool.vetting.screener._named_orders import named_order_findings
+from toolpool.vetting.screener._override import override_findings
 from toolpool.vetting.screener._params import parameter_findings
 from toolpool.vetting.screener._payee import payee_findings
 from toolpool.vetting.screener._peer_calls import peer_call_findings
@@ -30,6 +32,7 @@ from toolpool.vetting.screener._peer_index import by_identity
 from toolpool.vetting.screener._peers import impersonation_findings, peer_behaviour_findings
 from toolpool.vetting.screener._plain import is_plain
 from toolpool.vetting.screener._preset_echo import preset_echo_findings
+from toolpool.vetting.screener._safeguards import safeguard_findings
 from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
@@ -171,6 +174,9 @@ def _screen(
         findings += payee_findings(doc, described)
         findings += input_drop_findings(doc, _inputs(fields))
         findings += preset_echo_findings(doc)
+        findings += gather_findings(doc)
+        findings += safeguard_findings(doc)
+        findings += override_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
