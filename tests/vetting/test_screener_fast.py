@@ -358,6 +358,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "language_findings",  # likewise (batch Q): words of six languages, not in the English triggers
         "ceded_to",  # only narrows shadowing_findings (batch R): a peer that names this tool its successor
         "preset_echo_findings",  # runs before either path (batch R): addresses and words of six languages
+        "steered_findings",  # runs before either path (batches T, U): a peer's name is no word to index
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

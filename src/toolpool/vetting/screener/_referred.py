@@ -39,7 +39,9 @@ _TOWARD = re.compile(
     r"(?<![\w-])(?P<verb>use|call|run|try|invoke|query|consult|"
     r"switch\s+to|fall\s+back\s+to|turn\s+to|go\s+to|"
     r"refer\s+(?:them\s+|it\s+|the\s+\w+\s+)?to|help\s+(?:them\s+|the\s+\w+\s+)?with|"
-    r"(?:hand|pass|send|point)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:over\s+)?to)\s+"
+    r"(?:hand|pass|send|point)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:over\s+)?to|"
+    # the other tool as the means of an order: "book it with <peer>", "file them through <peer>"
+    r"\w+\s+(?:it|them|the\s+\w+)\s+(?:with|via|through|using))\s+"
     r"(?:the\s+|an?\s+|their\s+)?[`'\"]?$"
 )
 # A negation governing that verb: "do not use", "never call", "rather than fall back to".
