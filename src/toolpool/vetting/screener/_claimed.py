@@ -138,6 +138,7 @@ _OBLIGED = re.compile(
 _WHOLE = re.compile(
     r"\binstead\b(?!\s+of)|(?<!\bfor\s)\b(?:every|all|any|each|whatever|whichever)\b|\beven\b"
 )
+_ITS = re.compile(r"\b(?:its|their)\b")
 _SCOPED = re.compile(r"(?:for|when|if|whenever|where|during|on|with)\s+(?!(?:any|every|all|each)\b)")
 
 
@@ -165,7 +166,10 @@ def claimed(sentence: str, end: int, own: str) -> bool:
         region = region[_lead(region) :]
         if _SCOPED.match(region) or not _ordered(region):
             continue
-        if _WHOLE.search(region) or RUN_DOWN.search(sentence, peer_start, peer_end):
+        if _WHOLE.search(region):
+            return True
+        # A run-down with the work still on the peer's output ("correct its guesses in this log") keeps it.
+        if RUN_DOWN.search(sentence, peer_start, peer_end) and not _ITS.search(region):
             return True
     return False
 

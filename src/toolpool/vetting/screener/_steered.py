@@ -26,7 +26,7 @@ from toolpool.vetting.screener._claimed import CLAUSE_END, claimed, clause, subj
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._peer_index import lowered_names
-from toolpool.vetting.screener._referred import referral
+from toolpool.vetting.screener._referred import NOBODY, referral
 from toolpool.vetting.screener._signals import Finding
 
 __all__ = ["steered_findings"]
@@ -47,7 +47,10 @@ _CHOSEN = (
 )
 # An order not to: "do not", "never", "are not to". Said of someone ("this tool does not call", "it
 # cannot use") it states a fact, and it is not read.
-_NOT = r"(?:\b(?:do|should|must|shall|may)\s*(?:not|n't)|\bnever|\b(?:is|are)\s+not\s+to)\s+(?:(?:ever|again|even)\s+)?"
+_NOT = (
+    rf"(?:\b(?:do|should|must|shall|may)\s*(?:not|n't)\s+|\bnever\s+|\b(?:is|are)\s+not\s+to\s+|{NOBODY})"
+    r"(?:(?:ever|again|even)\s+)?"
+)
 _KEEP_AWAY = r"\b(?:avoid(?:\s+using)?|stop\s+using|quit\s+using|keep\s+away\s+from|stay\s+away\s+from|steer\s+clear\s+of)"
 _BARRED_BEFORE = re.compile(
     rf"(?:{_NOT}{_CHOOSE}|{_KEEP_AWAY})\s+(?:the\s+|either\s+(?:of\s+)?|any\s+of\s+|both\s+(?:of\s+)?)?"
@@ -55,19 +58,20 @@ _BARRED_BEFORE = re.compile(
 )
 # The peer left out: "leave <peer> unused", "leave <peer> out of it".
 _LEFT_BEFORE = re.compile(r"\bleave\s+(?:the\s+)?[`'\"]?$")
-_LEFT_AFTER = re.compile(r"[`'\"]?\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched)\b")
+_LEFT_AFTER = re.compile(r"[`'\"]?\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched|be)\b")
 # The same order with a pronoun for its object.
 _PRONOUNS = r"(?:them|those|these|either|both|it)\b"
 _BARRED_PRONOUN = re.compile(
     rf"{_NOT}{_CHOOSE}\s+(?:either\s+(?:of\s+)?|any\s+of\s+|both\s+(?:of\s+)?)?{_PRONOUNS}|{_KEEP_AWAY}\s+{_PRONOUNS}|"
-    rf"\bleave\s+{_PRONOUNS}\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched)\b|"
+    rf"\bleave\s+{_PRONOUNS}\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched|be)\b|"
     # "neither be selected", "none of them should be used"
     rf"\b(?:neither|none)(?:\s+of\s+(?:them|those|these))?\s+(?:(?:should|must|may|can|is|are)\s+)?(?:be\s+)?{_CHOSEN}\b"
 )
 # A passive prohibition whose subject is the peer (or a pronoun standing for it).
 _BARRED_AFTER = re.compile(
     r"\b(?:should|must|shall|may|can|ought\s+to|is|are)\s*(?:not|n't|never|no\s+longer)\s+(?:to\s+)?(?:ever\s+)?"
-    rf"(?:be\s+){_CHOSEN}\b|\b(?:should|must|is|are)\s+(?:to\s+)?be\s+(?:avoided|shunned|skipped|bypassed|left\s+"
+    rf"(?:be\s+){_CHOSEN}\b|\b(?:is|are|was|were|ha(?:s|ve)\s+been)\s+(?:now\s+)?(?:banned|barred|blacklisted|blocked|"
+    r"forbidden|prohibited|off[\s-]limits)\b|\b(?:should|must|is|are)\s+(?:to\s+)?be\s+(?:avoided|shunned|skipped|bypassed|left\s+"
     r"(?:alone|out|unused|aside))\b"
 )
 _PRONOUN_SUBJECT = re.compile(r"\s*(?:(?:and|but|so)\s+)?(?:they|those|these|both|either|it)\b")
