@@ -21,7 +21,7 @@ import re
 
 from toolpool.vetting.screener._wording import RUN_DOWN
 
-__all__ = ["CLAUSE_END", "claimed", "clause", "subject"]
+__all__ = ["CLAUSE_END", "claimed", "clause", "sent_here", "subject"]
 
 # Where a clause ends: punctuation, a consequence, a contrast, a dash.
 CLAUSE_END = re.compile(r"[;:,.]\s|\s(?:so|therefore|hence|thus|but)\s|\s[-\u2013\u2014]\s")
@@ -174,6 +174,14 @@ def claimed(sentence: str, end: int, own: str) -> bool:
     return False
 
 
+def sent_here(sentence: str, start: int, own: str) -> bool:
+    """Is the model ordered to this tool somewhere after ``start``?"""
+    return any(
+        _ordered(sentence[start : clause(sentence, sent.end())[1]])
+        for sent in _destinations(sentence, start, own)
+    )
+
+
 def _destinations(sentence: str, start: int, own: str) -> list[re.Match[str]]:
     found = list(_DESTINATION.finditer(sentence, start))
     words = [re.escape(word) for word in {own, *re.split(r"[^a-z0-9]+", own)} if len(word) >= 4]
@@ -189,7 +197,8 @@ def _ordered(region: str) -> bool:
         words = part[_lead(part) :].split()
         if _OBLIGED.search(part):
             return True
-        if words and words[0] not in _NO_ORDER and (len(words) < 2 or words[1] not in _STATEMENT):
+        # "send every file here", not "badges for monorepos are rendered here" (a verb of being early on)
+        if words and words[0] not in _NO_ORDER and _STATEMENT.isdisjoint(words[1:4]):
             return True
     return False
 

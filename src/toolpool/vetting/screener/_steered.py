@@ -22,12 +22,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 
-from toolpool.vetting.screener._claimed import CLAUSE_END, claimed, clause, subject
+from toolpool.vetting.screener._claimed import CLAUSE_END, claimed, clause, sent_here, subject
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._referred import NOBODY, referral
 from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._wording import RUN_DOWN
 
 __all__ = ["steered_findings"]
 
@@ -53,7 +54,7 @@ _NOT = (
 )
 _KEEP_AWAY = r"\b(?:avoid(?:\s+using)?|stop\s+using|quit\s+using|keep\s+away\s+from|stay\s+away\s+from|steer\s+clear\s+of)"
 _BARRED_BEFORE = re.compile(
-    rf"(?:{_NOT}{_CHOOSE}|{_KEEP_AWAY})\s+(?:the\s+|either\s+(?:of\s+)?|any\s+of\s+|both\s+(?:of\s+)?)?"
+    rf"(?:{_NOT}(?:be\s+)?{_CHOOSE}|{_KEEP_AWAY}|\b(?:never|not)\s+(?:to|through|via|with|by))\s+(?:the\s+|either\s+(?:of\s+)?|any\s+of\s+|both\s+(?:of\s+)?)?"
     r"[`'\"]?$"
 )
 # The peer left out: "leave <peer> unused", "leave <peer> out of it".
@@ -76,6 +77,11 @@ _BARRED_AFTER = re.compile(
 )
 _PRONOUN_SUBJECT = re.compile(r"\s*(?:(?:and|but|so)\s+)?(?:they|those|these|both|either|it)\b")
 # This tool named between the peer and a pronoun: then "it" may stand for this tool.
+# A ban scoped to a part of the work: "for oven temperatures", "while a chair is moving" (not "for any").
+_SCOPE = re.compile(
+    r"[`'\"]?\s+(?:for|on|in|with|when|while|during|before|until|unless|if)\s+"
+    r"(?!(?:any|every|all|each|anything|everything)\b)"
+)
 _THIS = re.compile(r"\bthis\s+(?:tool|one|server|function)\b|\bhere\b")
 
 
@@ -116,34 +122,45 @@ def _steers(sentence: str, mentions: list[tuple[int, int]], own: str) -> int | N
     if not mentions or referral(sentence, (at for at, _ in mentions), own):
         return None  # the model is sent to a peer: a referral, the mirror of this
     for at, end in mentions:
-        if _BARRED_BEFORE.search(sentence, max(0, at - 60), at) or (
-            _LEFT_BEFORE.search(sentence, max(0, at - 20), at) and _LEFT_AFTER.match(sentence, end)
-        ):
+        if _LEFT_BEFORE.search(sentence, max(0, at - 20), at) and _LEFT_AFTER.match(sentence, end):
             return at
-        if subject(sentence, at) and _barred_after(sentence, end):
+        if _BARRED_BEFORE.search(sentence, max(0, at - 60), at) and _ban(sentence, end, own):
+            return at
+        barred = _barred_after(sentence, end) if subject(sentence, at) else None
+        if barred is not None and _ban(sentence, barred, own):
             return at
     pronoun = _pronoun_barred(sentence, mentions)
-    if pronoun is not None:
-        return pronoun
+    if pronoun is not None and _ban(sentence, pronoun.end(), own):
+        return pronoun.start()
     for at, end in mentions:
         if subject(sentence, at) and claimed(sentence, end, own):
             return at
     return None
 
 
-def _barred_after(sentence: str, end: int) -> bool:
-    """A passive prohibition after the peer, in its clause or the next one opened by a pronoun for it."""
-    if _BARRED_AFTER.search(sentence, end, clause(sentence, end)[1]):
+def _ban(sentence: str, end: int, own: str) -> bool:
+    """A ban (its object or verb ends at ``end``) that is not only a caution: unscoped ("do not select
+    them"), or scoped to a part ("do not call it for oven temperatures") with the peer run down or the
+    model sent here in the sentence."""
+    if not _SCOPE.match(sentence, end):
         return True
+    return RUN_DOWN.search(sentence) is not None or sent_here(sentence, end, own)
+
+
+def _barred_after(sentence: str, end: int) -> int | None:
+    """Where a passive prohibition after the peer ends, in its clause or the next one opened by a
+    pronoun for it."""
+    found = _BARRED_AFTER.search(sentence, end, clause(sentence, end)[1])
+    if found is not None:
+        return found.end()
     following = CLAUSE_END.search(sentence, end)
     if following is None or not _PRONOUN_SUBJECT.match(sentence, following.end()):
-        return False
-    return (
-        _BARRED_AFTER.search(sentence, following.end(), clause(sentence, following.end() + 1)[1]) is not None
-    )
+        return None
+    found = _BARRED_AFTER.search(sentence, following.end(), clause(sentence, following.end() + 1)[1])
+    return found.end() if found is not None else None
 
 
-def _pronoun_barred(sentence: str, mentions: list[tuple[int, int]]) -> int | None:
+def _pronoun_barred(sentence: str, mentions: list[tuple[int, int]]) -> re.Match[str] | None:
     """A pronoun barred after the peers it stands for: the peer is the subject before it, and this
     tool is not named in between (then "it" may be this tool)."""
     for at, end in mentions:
@@ -151,5 +168,5 @@ def _pronoun_barred(sentence: str, mentions: list[tuple[int, int]]) -> int | Non
             continue
         found = _BARRED_PRONOUN.search(sentence, end)
         if found is not None and not _THIS.search(sentence, end, found.start()):
-            return found.start()
+            return found
     return None
