@@ -21,7 +21,7 @@ import re
 
 from toolpool.vetting.screener._wording import RUN_DOWN
 
-__all__ = ["CLAUSE_END", "claimed", "clause", "sent_here", "subject"]
+__all__ = ["CLAUSE_END", "TOOL_NOUN", "claimed", "clause", "sent_here", "subject"]
 
 # Where a clause ends: punctuation, a consequence, a contrast, a dash.
 CLAUSE_END = re.compile(r"[;:,.]\s|\s(?:so|therefore|hence|thus|but)\s|\s[-\u2013\u2014]\s")
@@ -32,13 +32,13 @@ _NOT_SUBJECT = re.compile(
     r"invoke|query|consult|pass|send|hand|see|what|which|where|how)\b"
 )
 # This tool as a destination: "here", "to this reader", "through this scene tool", "use this one".
-_TOOL_NOUN = (
+TOOL_NOUN = (
     r"(?:tool|one|server|service|function|endpoint|plugin|add-?on|extension|integration|connector|app|skill|"
     r"api|command|module|feed|reader|parser|index|log|controller|screener)"
 )
 _DESTINATION = re.compile(
     r"\bhere\b|\b(?:to|through|via|into|with|from|in|on|by)\s+(?:this|us|me)\b(?:\s+(?:[\w-]+\s+)?"
-    rf"{_TOOL_NOUN}\b)?|\b(?:use|call|pick|choose|prefer|select)\s+this\b|(?<!than\s)\bthis\s+one\b"
+    rf"{TOOL_NOUN}\b)?|\b(?:use|call|pick|choose|prefer|select)\s+this\b|(?<!than\s)\bthis\s+one\b"
 )
 _LEAD = re.compile(r"\s*(?:(?:and|so|then|please|just|always|simply|also|now|thus|therefore|hence|but)\s+)*")
 # A clause that opens with these describes or conditions; it gives no order.

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 
-from toolpool.vetting.screener._claimed import CLAUSE_END, claimed, clause, sent_here, subject
+from toolpool.vetting.screener._claimed import CLAUSE_END, TOOL_NOUN, claimed, clause, sent_here, subject
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._peer_index import lowered_names
@@ -82,7 +82,7 @@ _SCOPE = re.compile(
     r"[`'\"]?\s+(?:for|on|in|with|when|while|during|before|until|unless|if)\s+"
     r"(?!(?:any|every|all|each|anything|everything)\b)"
 )
-_THIS = re.compile(r"\bthis\s+(?:tool|one|server|function)\b|\bhere\b")
+_THIS = rf"\bthis\s+(?:{TOOL_NOUN}"
 
 
 def steered_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
@@ -129,7 +129,7 @@ def _steers(sentence: str, mentions: list[tuple[int, int]], own: str) -> int | N
         barred = _barred_after(sentence, end) if subject(sentence, at) else None
         if barred is not None and _ban(sentence, barred, own):
             return at
-    pronoun = _pronoun_barred(sentence, mentions)
+    pronoun = _pronoun_barred(sentence, mentions, own)
     if pronoun is not None and _ban(sentence, pronoun.end(), own):
         return pronoun.start()
     for at, end in mentions:
@@ -160,13 +160,16 @@ def _barred_after(sentence: str, end: int) -> int | None:
     return found.end() if found is not None else None
 
 
-def _pronoun_barred(sentence: str, mentions: list[tuple[int, int]]) -> re.Match[str] | None:
+def _pronoun_barred(sentence: str, mentions: list[tuple[int, int]], own: str) -> re.Match[str] | None:
     """A pronoun barred after the peers it stands for: the peer is the subject before it, and this
-    tool is not named in between (then "it" may be this tool)."""
+    tool (a tool's noun or a word of its name after "this") is not named in between (then "it" may be
+    this tool)."""
+    words = "".join(f"|{re.escape(word)}" for word in re.split(r"[^a-z0-9]+", own) if len(word) >= 4)
+    this_tool = re.compile(rf"{_THIS}{words})\b|\bhere\b")
     for at, end in mentions:
         if not subject(sentence, at):
             continue
         found = _BARRED_PRONOUN.search(sentence, end)
-        if found is not None and not _THIS.search(sentence, end, found.start()):
+        if found is not None and not this_tool.search(sentence, end, found.start()):
             return found
     return None
