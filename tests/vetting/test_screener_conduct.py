@@ -186,7 +186,8 @@ GUARDS = [
         _conduct,
         "_FAILURES",
         frozenset(),
-        "Captures a page; you must open it with web_open first, otherwise an error comes back.",
+        # "open it *with* web_open" is a referral since §4ai (the peer as the means), which also keeps it out
+        "Captures a page; you must open it in web_open first, otherwise an error comes back.",
         ("web_open",),
     ),
 ]

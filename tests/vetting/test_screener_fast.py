@@ -361,6 +361,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "gather_findings",  # likewise (batch U): an input named as a destination, read in every field
         "safeguard_findings",  # likewise (batch U): a version label or a flag has no word to index
         "override_findings",  # likewise (§4ac): a literal bound to an argument has no word to index
+        "steered_findings",  # runs before either path (batches T, U): a peer's name is no word to index
     },
     _screener._phrases: {
         *("Doc", "Finding", "SentenceHits", "directive_findings", "exfil_findings"),

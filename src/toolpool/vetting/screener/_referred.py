@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-__all__ = ["OWN_LIMIT", "referral", "remedy"]
+__all__ = ["NOBODY", "OWN_LIMIT", "referral", "remedy"]
 
 _LIMITED = r"(?:read|support|handl|cover|serv|pars|accept|index|manag|process|understand)\w*"
 _THIS = r"this\s+(?:tool|server|function|endpoint|command|plugin|integration|connector|version|release)"
@@ -39,12 +39,18 @@ _TOWARD = re.compile(
     r"(?<![\w-])(?P<verb>use|call|run|try|invoke|query|consult|"
     r"switch\s+to|fall\s+back\s+to|turn\s+to|go\s+to|"
     r"refer\s+(?:them\s+|it\s+|the\s+\w+\s+)?to|help\s+(?:them\s+|the\s+\w+\s+)?with|"
-    r"(?:hand|pass|send|point)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:over\s+)?to)\s+"
+    r"(?:hand|pass|send|point)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:over\s+)?to|"
+    # the other tool as the means of an order: "book it with <peer>", "file them through <peer>"
+    r"\w+\s+(?:it|them|the\s+\w+)\s+(?:with|via|through|using))\s+"
     r"(?:the\s+|an?\s+|their\s+)?[`'\"]?$"
 )
 # A negation governing that verb: "do not use", "never call", "rather than fall back to".
+# A subject that is no one makes the order a ban: "no call of any length should go to", "nobody may run".
+NOBODY = r"\b(?:no|nothing|nobody|none)\b[^.;:]{0,40}?\b(?:should|must|may|shall|can|will|is\s+to|are\s+to)\s+(?:ever\s+)?"
 _NEGATED = re.compile(
-    r"\b(?:not|never|don't|no|nor|avoid|stop|without|than|refuse\w*|instead\s+of)\s+(?:\w+\s+)?$"
+    r"\b(?:not|never|don't|no|nor|avoid|stop|without|than|refuse\w*|instead\s+of)\s+(?:\w+\s+)?$|"
+    + NOBODY
+    + "$"
 )
 # The same sentence sending the model to this tool: a referral that also claims the call is not one.
 _TO_THIS = re.compile(
@@ -63,7 +69,7 @@ def referral(sentence: str, mentions: Iterable[int], own: str = "") -> bool:
         return False
     for at in mentions:
         order = _TOWARD.search(sentence, max(0, at - _BEFORE), at)
-        negated = order is not None and _NEGATED.search(sentence, max(0, order.start() - 24), order.start())
+        negated = order is not None and _NEGATED.search(sentence, max(0, order.start() - 64), order.start())
         if order is not None and order.end() == at and not negated:
             return True
     return False

@@ -36,6 +36,7 @@ from toolpool.vetting.screener._safeguards import safeguard_findings
 from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
+from toolpool.vetting.screener._steered import steered_findings
 from toolpool.vetting.screener._structure import structure_findings
 from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
 from toolpool.vetting.screener._withheld import withheld_findings
@@ -170,6 +171,7 @@ def _screen(
         findings += withheld_findings(doc)
         findings += peer_call_findings(doc, own, peers)
         findings += discredited_findings(doc, peers)
+        findings += steered_findings(doc, own, peers)
         findings += named_order_findings(doc)
         findings += payee_findings(doc, described)
         findings += input_drop_findings(doc, _inputs(fields))
