@@ -36,8 +36,10 @@ __all__ = [
     "PRESET_DESTINATION",
     "STORE",
     "carries",
+    "covets",
     "flow",
     "is_valuable",
+    "persons_records",
     "preset_carries",
     "sends",
     "to_its_issuer",
@@ -168,6 +170,23 @@ def is_valuable(sentence: str, *, bare_secrets: bool = True) -> bool:
     )
 
 
+def covets(sentence: str) -> bool:
+    """Data a lie about the destination would be told for: the conversation, secrets, a sensitive file.
+    The person's own records (a ticket's subject, a requester's name) sent to the place the person chose
+    ("the webhook URL you enter") are what such a tool is for."""
+    return bool(
+        CONVERSATION.pattern.search(sentence)
+        or SECRETS.pattern.search(sentence)
+        or ANY_PATH.pattern.search(sentence)
+        or BARE_SECRETS.search(sentence)
+    )
+
+
+def persons_records(sentence: str) -> bool:
+    """A send to a destination the person chose, carrying nothing ``covets`` names."""
+    return bool(PERSONS_OWN.search(sentence)) and not covets(sentence)
+
+
 def sends(sentence: str) -> bool:
     """A verb of sending that is not ended by a negation ("no longer include …" is data kept back)."""
     return any(not _ENDED.search(sentence, 0, m.start()) for m in _SEND.finditer(sentence))
@@ -189,8 +208,8 @@ def flow(sentence: str) -> tuple[str, float] | None:
         return None
     if to_its_issuer(sentence) and not ordered_past:
         return None
-    if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie
-        return ("data_flow", 0.6)
+    if PERSONS_OWN.search(sentence):  # still a hint: "the host you configure" can be a lie …
+        return ("data_flow", 0.6) if ordered_past or covets(payload) else None
     if personal or ORDER.search(sentence) or ordered_past:
         return ("data_flow", 1.0)
     return ("data_flow", 0.6)

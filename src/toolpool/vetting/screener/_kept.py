@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._assurance import assurance_spans
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
 from toolpool.vetting.screener._wording import BARE_SECRETS
 
@@ -29,14 +30,20 @@ _TAKEN_UP = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _NEEDLES = ("not", "n't", "never")
+# The words an assurance can turn on without a negation ("excluded by default", "always dropped").
+_ASSURANCE_NEEDLES = (
+    *("exclu", "drop", "strip", "remov", "redact", "omit", "mask", "withh", "filtered", "left out"),
+    *("discard", "scrub", "except", "other than"),
+)
 
 
 def blank_kept_back(text: str) -> str:
     """``text`` with each negated hand-over of the person's data blanked out."""
     lower = text.lower()
-    if len(lower) != len(text) or not any(needle in lower for needle in _NEEDLES):
+    if len(lower) != len(text) or not any(needle in lower for needle in (*_NEEDLES, *_ASSURANCE_NEEDLES)):
         return text
     spans = [m.span() for m in _NEGATED_HANDOVER.finditer(lower) if _kept(lower, m)]
+    spans = _merged([*spans, *assurance_spans(lower)])  # data promised not to leave (_assurance)
     if not spans:
         return text
     chunks, last = [], 0
@@ -44,6 +51,17 @@ def blank_kept_back(text: str) -> str:
         chunks += [text[last:start], " " * (end - start)]
         last = end
     return "".join([*chunks, text[last:]])
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping spans as one (a negated order and an assurance can cover the same words)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _kept(lower: str, match: re.Match[str]) -> bool:

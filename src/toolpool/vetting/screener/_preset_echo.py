@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
-from toolpool.vetting.screener._flows import PRESET, to_its_issuer
+from toolpool.vetting.screener._flows import PRESET, persons_records, to_its_issuer
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._text import fold
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
@@ -92,7 +92,7 @@ def preset_echo_findings(doc: Doc) -> Iterator[Finding]:
             if not part.name and not PRESET.search(part.where):
                 start, end = doc.sentence(at)
                 sentence = doc.lower[start:end]
-                if _worth_having(sentence) and not to_its_issuer(sentence):
+                if _worth_having(sentence) and not to_its_issuer(sentence) and not persons_records(sentence):
                     yield Finding("data_flow", part.where, 1.0)
                     return
             at = doc.lower.find(address, at + len(address))
