@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
-from toolpool.vetting.screener._wording import BARE_SECRETS
+from toolpool.vetting.screener._flows import is_valuable, sending
+from toolpool.vetting.screener._vocab import CONVERSATION
+from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL, PERSONAL_DATA
 
 __all__ = ["assurance_spans"]
 
@@ -32,11 +33,22 @@ _CLAUSE_START = re.compile(r"[.;:!?\n(]\s*|,\s+(?:and|but|while|whereas|so)\s+|^
 _DENIED = re.compile(
     r"\s+(?:(?:is|are|will\s+be|gets?|stays?|remains?)\s+)?(?:(?:always|automatically|also)\s+)?"
     r"(?:(?:never|not|n't|no\s+longer)\s+(?:be\s+|been\s+|get\s+)?(?:sent|attached|included|exported|shared|"
-    r"forwarded|uploaded|transmitted|posted|passed|copied|logged|stored|collected|recorded|kept|shown|"
+    r"forwarded|uploaded|transmitted|posted|passed|copied|logged|stored|collected|recorded|kept|"
     r"disclosed|sold|leaves?|reach(?:es)?)|(?:dropped|excluded|stripped|removed|redacted|omitted|masked|"
     r"withheld|filtered\s+out|left\s+out|discarded|scrubbed))\b"
     r"|,?\s+which\s+(?:\w+\s+){0,3}?(?:never|not|n't)\s+(?:\w+\s+){0,2}?(?:ask|asks|request|requests|"
     r"collect|collects|need|needs|store|stores|see|sees|keep|keeps)\b(?:\s+for\b)?"
+)
+# The subject denied by its determiner: "no session history is sent to advertisers".
+_NONE_SENT = re.compile(
+    r"\b(?:no|none\s+of\s+(?:the\s+|your\s+|their\s+)?)(?P<subject>[^,;.!?\n]{1,80}?)\s+(?:is|are|will\s+be|gets?)\s+"
+    r"(?:ever\s+)?(?:sent|attached|included|exported|shared|forwarded|uploaded|transmitted|posted|passed|copied|"
+    r"logged|stored|collected|recorded|kept|disclosed|sold)\b"
+)
+# Kept from the person's own view ("left out of the thread"): what they are told, ``_unaware``'s to read.
+_FROM_VIEW = re.compile(
+    r"\s+(?:from|of|in)\s+(?:the\s+|your\s+|its\s+|their\s+)?(?:thread|reply|replies|chat|answers?|"
+    r"responses?|output|screen|summary|conversation|messages?)\b"
 )
 # "but not your bank login or passwords": an exclusion inside a sharing sentence.
 _BUT_NOT = re.compile(r"\b(?:but|and)\s+not\s+|\b(?:except(?:\s+for)?|excluding|other\s+than)\s+")
@@ -49,21 +61,21 @@ _ORDERED = re.compile(
     r"\b(?:send|sends|post|posts|forward|forwards|upload|uploads|attach|attaches|include|includes|"
     r"share|shares|export|exports|transmit|transmits|copy|copies|paste|pastes|submit|submits|email|emails)\b"
 )
-# The data taken up again later in the sentence ("attach it", "…, but put them in `notes`").
-_TAKEN_UP = re.compile(
-    r"\b(?:put|send|paste|include|add|move|place|copy|store|write|attach|pass|forward|post|upload|share)\w*"
-    r"\s+(?:it|them|this|that|those|these)\b|\b(?:instead|but\s+(?:do\s+)?(?:send|attach|include|post|"
-    r"forward|copy|paste|add|put))\b"
-)
+# An alternative after the denial: "never transmitted to the dashboard, except to https://…".
+_ALTERNATIVE = re.compile(r"\b(?:instead|except|other\s+than|apart\s+from|besides|save\s+for)\b")
 _BY_PERSON = re.compile(rf"\b{_PERSON}\s+(?:can|may|could|might|choose\s+to|decide\s+to)\s+(?:\w+\s+)?$")
-_SENTENCE_END = re.compile(r"[.!?\n]")
+# A reason given for the denial ("because they grant lasting access"): it says why, it sends nothing.
+_REASON = re.compile(r"\b(?:because|since|as)\s+[^,;:]*$")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")  # not the dot inside "vault.example"
+# The place the denial names ("never sent to https://…"): the place kept from, not one sent to.
+_DENIED_PLACE = re.compile(r"\s*(?:to|with|into|at|on)\s+\S+")
 _STOP = re.compile(r"[,;.!?\n]")
 
 
 def _worth_having(span: str) -> bool:
-    return bool(
-        any(words.pattern.search(span) for words in (CONVERSATION, SECRETS, ANY_PATH))
-        or BARE_SECRETS.search(span)
+    """What ``_flows.flow`` would carry: the person's data, secrets, a sensitive file, the chat."""
+    return is_valuable(span) or bool(
+        CONVERSATION.pattern.search(span) or PERSONAL.search(span) or PERSONAL_DATA.search(span)
     )
 
 
@@ -72,11 +84,21 @@ def assurance_spans(lower: str) -> Iterator[tuple[int, int]]:
     for denied in _DENIED.finditer(lower):
         start = _subject_start(lower, denied.start())
         end = _condition_end(lower, denied.end())
-        if end is None:
+        if end is None or _FROM_VIEW.match(lower, denied.end()):
             continue
         subject = lower[start : denied.start()]
         if _worth_having(subject) and not _ORDERED.search(subject) and not _taken_up(lower, end):
             yield start, end
+    for none in _NONE_SENT.finditer(lower):
+        end = _condition_end(lower, none.end())
+        subject = none.group("subject")
+        if (
+            end is not None
+            and _worth_having(subject)
+            and not _ORDERED.search(subject)
+            and not _taken_up(lower, end)
+        ):
+            yield none.start(), end
     for exclusion in _BUT_NOT.finditer(lower):
         stop = _STOP.search(lower, exclusion.end())
         end = stop.start() if stop else len(lower)
@@ -105,10 +127,17 @@ def _condition_end(lower: str, at: int) -> int | None:
 
 
 def _taken_up(lower: str, end: int) -> bool:
-    """Does the rest of the sentence send the data again, by someone other than the person?"""
+    """Does the rest of the sentence send the data anyway ("…, then sent to", "and are transmitted to",
+    "; attach it to `notes`", "except to …"), by someone other than the person?"""
     stop = _SENTENCE_END.search(lower, end)
     rest_end = stop.start() if stop else len(lower)
-    for match in _TAKEN_UP.finditer(lower, end, rest_end):
-        if not _BY_PERSON.search(lower, max(end, match.start() - 60), match.start()):
-            return True
-    return False
+    if _ALTERNATIVE.search(lower, end, rest_end):
+        return True
+    denied_place = _DENIED_PLACE.match(lower, end, rest_end)
+    if DESTINATIONS.search(lower, denied_place.end() if denied_place else end, rest_end):
+        return True  # "…, which go to https://…": another place named for the data
+    return any(
+        not _BY_PERSON.search(lower, max(end, verb.start() - 60), verb.start())
+        and not _REASON.search(lower, max(end, verb.start() - 60), verb.start())
+        for verb in sending(lower, end, rest_end)
+    )

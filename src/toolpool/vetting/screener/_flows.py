@@ -10,6 +10,7 @@ parameter's default or example is where a call sends by itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from toolpool.vetting.screener._consent import CONSENT_DROPPED
 from toolpool.vetting.screener._doc import Doc, Part
@@ -41,6 +42,7 @@ __all__ = [
     "is_valuable",
     "persons_records",
     "preset_carries",
+    "sending",
     "sends",
     "to_its_issuer",
 ]
@@ -189,7 +191,14 @@ def persons_records(sentence: str) -> bool:
 
 def sends(sentence: str) -> bool:
     """A verb of sending that is not ended by a negation ("no longer include …" is data kept back)."""
-    return any(not _ENDED.search(sentence, 0, m.start()) for m in _SEND.finditer(sentence))
+    return next(sending(sentence), None) is not None
+
+
+def sending(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """Each verb of sending in ``text[start:end]`` that no negation right before it ends."""
+    for match in _SEND.finditer(text, start, len(text) if end is None else end):
+        if not _ENDED.search(text, 0, match.start()):
+            yield match
 
 
 def flow(sentence: str) -> tuple[str, float] | None:

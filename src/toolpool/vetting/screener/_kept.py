@@ -33,7 +33,7 @@ _NEEDLES = ("not", "n't", "never")
 # The words an assurance can turn on without a negation ("excluded by default", "always dropped").
 _ASSURANCE_NEEDLES = (
     *("exclu", "drop", "strip", "remov", "redact", "omit", "mask", "withh", "filtered", "left out"),
-    *("discard", "scrub", "except", "other than"),
+    *("discard", "scrub", "except", "other than", "no "),
 )
 
 
