@@ -37,9 +37,10 @@ _PART = re.compile(
 )
 # The beneficiary of a run-down, named after it: "deprecated in favour of X", "superseded by X".
 _FAVOURED = re.compile(
-    r"\b(?:in\s+favou?r\s+of|superseded\s+by|replaced\s+by|succeeded\s+by|giving\s+way\s+to)\s+(?:the\s+)?[`'\"]?"
+    r"\b(?:in\s+favou?r\s+of|superseded\s+by|replaced\s+by|succeeded\s+by|giving\s+way\s+to)\s(?:the\s)?[`'\"]?"
 )
 _THIS = re.compile(r"(?:this|us|our|ours|me|here|it)\b")
+_WORD = re.compile(r"[^\s,;:.]*")
 # The pick left to the person: "let them choose", "leave the choice to the user", "up to them to
 # decide", "the decision is theirs".
 _PERSON = r"(?:them|the\s+\w+|him|her|you)"
@@ -69,10 +70,14 @@ def gains_elsewhere(sentence: str, own: str) -> bool:
         return False
     if _PERSONS_PICK.search(sentence):
         return True
-    blank_own = own_words_out(own.lower(), own.lower()).strip() if own else ""
+    # This tool's name as it reads once its words are blanked ("pdf_       "): the run-down is for it.
+    blank_own = own_words_out(own.lower(), own.lower()) if own else ""
     for favoured in _FAVOURED.finditer(sentence):
-        token = NAMED.match(sentence, favoured.end()) or re.match(r"[^\s,;:.]*", sentence[favoured.end() :])
-        word = token.group() if token is not None else ""
-        if word and word != blank_own and not _THIS.match(word):
+        if blank_own and sentence.startswith(blank_own, favoured.end()):
+            continue
+        # past blanks (words of this tool inside another's name: "     _silence_add" is another tool)
+        rest = sentence[favoured.end() :].lstrip(" ")
+        found = NAMED.match(rest) or _WORD.match(rest)
+        if found is not None and found.group() and not _THIS.match(found.group()):
             return True
     return False
