@@ -22,7 +22,7 @@ from toolpool.vetting.screener._framing import RIVALS, own_words_out
 from toolpool.vetting.screener._referred import sent_to_this
 from toolpool.vetting.screener._wording import EXCLUSIVE
 
-__all__ = ["gains_elsewhere", "no_tool_run_down"]
+__all__ = ["NAMED", "gains_elsewhere", "no_tool_run_down"]
 
 # A tool named as an identifier ("rota_swap", "maps.route"), possibly with this tool's own words
 # blanked out of it ("     _silence_add").

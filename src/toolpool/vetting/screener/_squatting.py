@@ -14,19 +14,13 @@ scope, this tool's own older thing) is none.
 
 from __future__ import annotations
 
-import re
-
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
-from toolpool.vetting.screener._gain import gains_elsewhere, no_tool_run_down
+from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
 from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._wording import CHOICE, EXCLUSIVE, ORDER, RUN_DOWN, SELF_CHOICE
 
 __all__ = ["squatting"]
-
-# A tool named as an identifier ("rota_swap", "maps.route"): another tool, as this one's own
-# words are blanked before the sentence is read.
-_NAMED = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?![\w/])")
 
 
 def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
@@ -41,7 +35,7 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
     run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)
     if not (run_down or chosen):
         return None
-    named = (tool.start() for tool in _NAMED.finditer(sentence))  # this tool's own words are blanked
+    named = (tool.start() for tool in NAMED.finditer(sentence))  # this tool's own words are blanked
     if referral(sentence, (*(rival.start() for rival in RIVALS.pattern.finditer(sentence)), *named)):
         return ("squatting", MENTION_STRENGTH)  # the person's wish served by the other tool, or its remedy
     if gains_elsewhere(sentence, own):
