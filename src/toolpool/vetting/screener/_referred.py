@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-__all__ = ["NOBODY", "OWN_LIMIT", "referral", "remedy"]
+__all__ = ["NOBODY", "OWN_LIMIT", "referral", "remedy", "sent_to_this"]
 
 _LIMITED = r"(?:read|support|handl|cover|serv|pars|accept|index|manag|process|understand)\w*"
 _THIS = r"this\s+(?:tool|server|function|endpoint|command|plugin|integration|connector|version|release)"
@@ -73,6 +73,11 @@ def referral(sentence: str, mentions: Iterable[int], own: str = "") -> bool:
         if order is not None and order.end() == at and not negated:
             return True
     return False
+
+
+def sent_to_this(sentence: str) -> bool:
+    """Does ``sentence`` (lower case) send the model to this tool ("use this one", "route it here")?"""
+    return _TO_THIS.search(sentence) is not None
 
 
 def _to_own(sentence: str, own: str) -> bool:

@@ -7,27 +7,25 @@ model *to* the other tool ("the v1 endpoints are retired; for v1 accounts use th
 client") is a referral (``_referred``): nobody is sent to a tool they were just told is broken, so
 the defect belongs to something else, and the sentence counts as a mention; so does a person's
 wish for another tool served by sending the model to it ("if a member asks to swap, help them
-with <peer>").
+with <peer>"). Squatting also needs *this* tool to gain (``_gain``): a run-down that favours another
+tool or leaves the pick to the person counts as a mention, and one of no tool at all (a setting, a
+scope, this tool's own older thing) is none.
 """
 
 from __future__ import annotations
 
-import re
-
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
+from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
 from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._wording import CHOICE, EXCLUSIVE, ORDER, RUN_DOWN, SELF_CHOICE
 
 __all__ = ["squatting"]
 
-# A tool named as an identifier ("rota_swap", "maps.route"): another tool, as this one's own
-# words are blanked before the sentence is read.
-_NAMED = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?![\w/])")
 
-
-def squatting(sentence: str) -> tuple[str, float] | None:
-    """The squatting finding of one sentence (lower case, this tool's own words blanked), if any."""
+def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
+    """The squatting finding of one sentence (lower case, this tool's own words blanked; ``own``: its
+    name), if any."""
     override = OVERRIDE_CHOICE.pattern.search(sentence)
     # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
     # "may pick a cheaper one" does not.
@@ -37,11 +35,13 @@ def squatting(sentence: str) -> tuple[str, float] | None:
     run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)
     if not (run_down or chosen):
         return None
-    named = (tool.start() for tool in _NAMED.finditer(sentence))  # this tool's own words are blanked
+    named = (tool.start() for tool in NAMED.finditer(sentence))  # this tool's own words are blanked
     if referral(sentence, (*(rival.start() for rival in RIVALS.pattern.finditer(sentence)), *named)):
         return ("squatting", MENTION_STRENGTH)  # the person's wish served by the other tool, or its remedy
+    if gains_elsewhere(sentence, own):
+        return ("squatting", MENTION_STRENGTH)  # another tool or the person's own pick gains, not this one
     if chosen and override is not None and overridden(sentence, override):
         return ("squatting", 1.0)
-    if not run_down:
-        return None
+    if not run_down or no_tool_run_down(sentence):
+        return None  # nothing run down, or only a part of a tool (a setting, a scope) or this tool's own
     return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)

@@ -208,7 +208,7 @@ def _once(
                 1
             ]  # "Others are broken. Use this one.": the choice (or what fills a link) may follow
     sentence = doc.lower[start:end]
-    verdict = judge(own_words_out(sentence, own) if judge is _squatting else sentence)
+    verdict = _squatting(own_words_out(sentence, own), own) if judge is _squatting else judge(sentence)
     if (verdict is None or verdict[1] < 1.0) and following is not None:
         verdict = _carried(judge, sentence, doc.lower[slice(*following)]) or verdict
     if verdict is None:
