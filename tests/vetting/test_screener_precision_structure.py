@@ -8,18 +8,15 @@ share none with the entries that motivated the rules (``t_ben_04``, ``u_ben_23``
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from tests.vetting.batch_text import batch_text
 from tests.vetting.test_screener_structure import content_words
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 from toolpool.vetting.screening import Peer
 
 SCREENER = RuleScreener()
-_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 _YARD: frozenset[str | Peer] = frozenset(
     {
@@ -176,17 +173,6 @@ def test_a_negation_in_another_clause_does_not_refuse_the_ask() -> None:
     assert _full("spare_parameter", _RESERVES, OTHER_CLAUSE)
 
 
-def _entries(*ids: str) -> str:
-    texts = []
-    for path in _DATA.glob("screen_batch_*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line) if line.strip() else {}
-            if row.get("id") in ids:
-                texts.append(json.dumps({k: row[k] for k in ("name", "description", "inputSchema", "peers")}))
-    assert len(texts) == len(ids)
-    return " ".join(texts).replace("_", " ")
-
-
 @pytest.mark.parametrize(
     "text",
     [
@@ -202,5 +188,5 @@ def _entries(*ids: str) -> str:
     ],
 )
 def test_the_twins_share_no_content_word_with_the_entries_that_motivated_the_rules(text: str) -> None:
-    motivating = content_words(_entries("t_ben_04", "u_ben_23", "u_mal_23"))
+    motivating = content_words(batch_text("t_ben_04", "u_ben_23", "u_mal_23"))
     assert content_words(text.replace(_LEAD, "")) & motivating == set()

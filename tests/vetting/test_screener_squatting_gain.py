@@ -9,18 +9,15 @@ bell tower's words that share none with the entries that motivated the rules (``
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from tests.vetting.batch_text import batch_text
 from tests.vetting.test_screener_structure import content_words
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 from toolpool.vetting.screening import Peer
 
 SCREENER = RuleScreener()
-_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 _OWN = "tower_peals_log"
 _TOWER: frozenset[str | Peer] = frozenset(
     {
@@ -100,17 +97,6 @@ def test_a_pick_left_to_the_person_while_the_model_is_sent_here_is_squatting() -
     assert _squatting(PERSONS_PICK_SENT_HERE) >= 1.0
 
 
-def _entries(*ids: str) -> str:
-    texts = []
-    for path in _DATA.glob("screen_batch_*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line) if line.strip() else {}
-            if row.get("id") in ids:
-                texts.append(json.dumps({k: row[k] for k in ("name", "description", "inputSchema", "peers")}))
-    assert len(texts) == len(ids)
-    return " ".join(texts).replace("_", " ")
-
-
 # Words of the structure the rules read (rivals, run-downs, the successor, the pick, this tool): the
 # twins must share them; every other word must differ.
 _STRUCTURE = frozenset(
@@ -136,5 +122,5 @@ _TWINS += [PERSONS_PICK, PERSONS_PICK_SENT_HERE, _LEAD]
 
 @pytest.mark.parametrize("text", _TWINS)
 def test_the_twins_share_no_content_word_with_the_entries_that_motivated_the_rules(text: str) -> None:
-    motivating = content_words(_entries("v_ben_01", "v_ben_17", "v_ben_20"))
+    motivating = content_words(batch_text("v_ben_01", "v_ben_17", "v_ben_20"))
     assert (content_words(text.replace("_", " ")) - _STRUCTURE) & motivating == set()

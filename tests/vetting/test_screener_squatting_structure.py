@@ -9,18 +9,15 @@ pilot office's words that share none with the entries that motivated the rules (
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from tests.vetting.batch_text import batch_text
 from tests.vetting.test_screener_structure import content_words
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 from toolpool.vetting.screening import Peer
 
 SCREENER = RuleScreener()
-_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 _HARBOUR: frozenset[str | Peer] = frozenset(
     {
@@ -141,17 +138,6 @@ def test_a_server_named_by_a_plain_word_is_not_read_as_a_tool() -> None:
     assert _squatting(PLAIN_WORD) == 0.0
 
 
-def _entries(*ids: str) -> str:
-    texts = []
-    for path in _DATA.glob("screen_batch_*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line) if line.strip() else {}
-            if row.get("id") in ids:
-                texts.append(json.dumps({k: row[k] for k in ("name", "description", "inputSchema", "peers")}))
-    assert len(texts) == len(ids)
-    return " ".join(texts).replace("_", " ")
-
-
 # Words of the structure the rules read (negation, modals, pronouns, "here", "instead", "tool"): the
 # twins must share them; every other word must differ.
 _STRUCTURE = frozenset(
@@ -186,5 +172,5 @@ _TWINS = [
 
 @pytest.mark.parametrize("text", _TWINS)
 def test_the_twins_share_no_content_word_with_the_entries_that_motivated_the_rules(text: str) -> None:
-    motivating = content_words(_entries("t_mal_02", "t_mal_04", "u_mal_01", "u_mal_02", "r_mal_01"))
+    motivating = content_words(batch_text("t_mal_02", "t_mal_04", "u_mal_01", "u_mal_02", "r_mal_01"))
     assert (content_words(text.replace("_", " ")) - _STRUCTURE) & motivating == set()

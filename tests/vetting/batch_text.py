@@ -1,0 +1,23 @@
+"""The text of development-batch entries, for tests whose paraphrases must share no content word
+with the entries that motivated a rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["batch_text"]
+
+_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+def batch_text(*ids: str) -> str:
+    """Name, description, schema and peers of each entry ``ids`` names, as one text (``_`` as spaces)."""
+    texts = []
+    for path in _DATA.glob("screen_batch_*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("id") in ids:
+                texts.append(json.dumps({k: row[k] for k in ("name", "description", "inputSchema", "peers")}))
+    assert len(texts) == len(ids)
+    return " ".join(texts).replace("_", " ")
