@@ -32,6 +32,7 @@ from toolpool.redaction import Redactor
 from toolpool.store._audit_format import GENESIS, HASH, MAC, AuditKey, v2_hash
 from toolpool.store._audit_read import event_of, rows
 from toolpool.store._audit_verify import verify
+from toolpool.store._bulk import Writer
 from toolpool.store._codec import canonical, plain, storable
 from toolpool.store._tables import audit_events, store_head
 from toolpool.store._values import AuditEntry, AuditEvent
@@ -143,8 +144,9 @@ def append_many(
         query = select(audit_events.c.mac.is_not(None)).where(audit_events.c.id == row_id)
         return bool(connection.scalar(query))
 
-    new_rows, values = chain(head, at, entries, last_has_mac)
-    connection.execute(audit_events.insert(), [dict(zip(COLUMNS, row, strict=True)) for row in new_rows])
+    writer = Writer(connection)
+    new_rows, values = chain(head, at, entries, last_has_mac, writer.moment(at))
+    writer.insert("audit_events", COLUMNS, new_rows)
     connection.execute(update(store_head).where(store_head.c.id == 1).values(**values))
 
 
@@ -199,10 +201,14 @@ def chain(
     return new_rows, values
 
 
-def redacted(redact: Redactor, events: Sequence[AuditEntry]) -> list[tuple[str, str, str, Any]]:
-    """Events as ``chain`` takes them: every secret value redacted, the detail plain JSON."""
+def redacted(
+    redact: Redactor, events: Sequence[AuditEntry], *, already_plain: bool = False
+) -> list[tuple[str, str, str, Any]]:
+    """Events as ``chain`` takes them: every secret value redacted, the detail plain JSON
+    (``already_plain``: it is, as it comes)."""
+    made = (lambda detail: detail) if already_plain else plain
     return [
-        (redact(event.actor), event.action, redact(event.resource), redact.redact_value(plain(event.detail)))
+        (redact(event.actor), event.action, redact(event.resource), redact.redact_value(made(event.detail)))
         for event in events
     ]
 

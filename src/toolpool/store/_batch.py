@@ -16,11 +16,12 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from toolpool.errors import UsageError
 from toolpool.store._audit_chain import COLUMNS, FIELDS, Head, chain, redacted
+from toolpool.store._bulk import bound_moment
 from toolpool.store._codec import now, storable
 from toolpool.store._engine import first_line, raw_connection
 from toolpool.store._ledger import upsert, usage_rows
@@ -188,13 +189,8 @@ class BatchWriter:
         return (day.isoformat(), *row[1:]) if self._sqlite else row
 
     def _moment(self, moment: datetime) -> Any:
-        """``moment`` as ``UTCDateTime`` stores it: naive UTC text on SQLite (SQLAlchemy's
-        format, which its reads parse and its comparisons match), an aware UTC datetime on
-        PostgreSQL."""
-        if moment.tzinfo is None:
-            raise UsageError("the store keeps moments with their zone: got a naive datetime")
-        utc = moment.astimezone(UTC)
-        return utc.replace(tzinfo=None).isoformat(" ", "microseconds") if self._sqlite else utc
+        """``bound_moment`` on this store's database."""
+        return bound_moment(moment, sqlite=self._sqlite)
 
 
 class _Statements:
