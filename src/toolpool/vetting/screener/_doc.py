@@ -98,7 +98,7 @@ class Doc:
         """The matches of ``words`` in the lower-case text (same positions as ``text``); in a long
         text, only in the sentences that contain a needle."""
         found = self.found.get(id(words))
-        yield from self._search(words) if found is None else found
+        return self._search(words) if found is None else iter(found)
 
     def matches(self, words: Vocab) -> list[re.Match[str]]:
         """Every match ``finditer`` yields, searched once: later ``finditer`` calls read them back."""
@@ -108,11 +108,15 @@ class Doc:
         return found
 
     def _search(self, words: Vocab) -> Iterator[re.Match[str]]:
+        # Not a generator: most lists fail the gate, and a short text is handed ``re``'s own
+        # iterator (a generator frame around it cost more than the search on most texts).
         if not self.mentions(words):
-            return
+            return iter(())
         if len(self.text) <= _LONG:
-            yield from words.pattern.finditer(self.lower)
-            return
+            return words.pattern.finditer(self.lower)
+        return self._search_long(words)
+
+    def _search_long(self, words: Vocab) -> Iterator[re.Match[str]]:
         lower, spans = self.lower, set()
         for needle in words.needles:
             at = lower.find(needle)

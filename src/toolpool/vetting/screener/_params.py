@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
+from functools import lru_cache
 from itertools import islice
 
 from toolpool.vetting.screener._categories import PRESET_FIELD
@@ -140,12 +141,7 @@ def _said_without(text: str, prop: str) -> str:
     """The description as a statement of what the tool is for, without the sentences that name the
     input ``prop`` as an input (batch R: "the `context` argument holds the session transcript …" made asking for
     the transcript look like the tool's job, and it is the ask itself)."""
-    name = re.escape(prop.lower())
-    # Named as an input: quoted, called an argument or a field, or an identifier no prose word is.
-    plain = rf"|(?<![\w-]){name}(?![\w-])" if not prop.isalpha() else ""
-    named = re.compile(
-        rf"[`'\"]{name}[`'\"]|\b{name}\s+(?:argument|parameter|param|field|input|property)\b{plain}"
-    )
+    named = _named_input(prop)
     kept, last = [], 0
     for end in [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]:
         sentence = text[last:end]
@@ -153,6 +149,17 @@ def _said_without(text: str, prop: str) -> str:
             kept.append(sentence)
         last = end
     return " ".join(kept)
+
+
+@lru_cache(maxsize=256)
+def _named_input(prop: str) -> re.Pattern[str]:
+    """``prop`` named as an input: quoted, called an argument or a field, or an identifier no prose
+    word is (kept by name: ``re``'s own cache is emptied between two tools by peer-name patterns)."""
+    name = re.escape(prop.lower())
+    plain = rf"|(?<![\w-]){name}(?![\w-])" if not prop.isalpha() else ""
+    return re.compile(
+        rf"[`'\"]{name}[`'\"]|\b{name}\s+(?:argument|parameter|param|field|input|property)\b{plain}"
+    )
 
 
 _SENTENCE_END = re.compile(r"[.!?\n](?:\s|$)")

@@ -89,10 +89,11 @@ def impersonation_findings(name: str, description: str, peers: PeerSet) -> Itera
     carries the operator's alias, is what keeps a peer's calls from a same-named tool."""
     if not description:
         return
-    mine = stems(description)
+    mine: frozenset[str] | None = None  # read once a peer has this name (most tools have none)
     for peer in peers_named(name, peers):
         if peer.description == description:
             continue
+        mine = stems(description) if mine is None else mine
         theirs = stems(peer.description)
         if mine and theirs and len(mine & theirs) / len(mine | theirs) >= 0.6:
             yield Finding("impersonation", "name", 1.0, peer.name if len(peer.name) <= 64 else "")

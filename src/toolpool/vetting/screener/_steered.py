@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
+from functools import lru_cache
 
 from toolpool.vetting.screener._claimed import CLAUSE_END, TOOL_NOUN, claimed, clause, sent_here, subject
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
@@ -164,12 +165,19 @@ def _pronoun_barred(sentence: str, mentions: list[tuple[int, int]], own: str) ->
     """A pronoun barred after the peers it stands for: the peer is the subject before it, and this
     tool (a tool's noun or a word of its name after "this") is not named in between (then "it" may be
     this tool)."""
-    words = "".join(f"|{re.escape(word)}" for word in re.split(r"[^a-z0-9]+", own) if len(word) >= 4)
-    this_tool = re.compile(rf"{_THIS}{words})\b|\bhere\b")
     for at, end in mentions:
         if not subject(sentence, at):
             continue
         found = _BARRED_PRONOUN.search(sentence, end)
-        if found is not None and not this_tool.search(sentence, end, found.start()):
+        if found is not None and not _this_tool(own).search(sentence, end, found.start()):
             return found
     return None
+
+
+@lru_cache(maxsize=256)
+def _this_tool(own: str) -> re.Pattern[str]:
+    """This tool named after "this" (by a tool's noun or a word of its name), or "here". Kept by
+    name: ``TOOL_NOUN`` makes it slow to compile (~1 ms), and ``re``'s own cache of 512 patterns
+    is emptied between two tools by the patterns made of peer names."""
+    words = "".join(f"|{re.escape(word)}" for word in re.split(r"[^a-z0-9]+", own) if len(word) >= 4)
+    return re.compile(rf"{_THIS}{words})\b|\bhere\b")

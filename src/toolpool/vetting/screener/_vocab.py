@@ -82,7 +82,8 @@ def _start(word: str) -> str:
 def word_keys(lowered: str) -> frozenset[str]:
     """What ``Vocab`` keys can match in a text: its words and their first 3, 4, 6 and 8 letters."""
     words = set(_WORD.findall(lowered))
-    return frozenset({w[:size] for w in words for size in (3, 4, 6, 8)} | words)
+    # A list made into a set once is faster than a set comprehension and a union of two sets.
+    return frozenset([w[:size] for w in words for size in (3, 4, 6, 8)]).union(words)
 
 
 _WORD = re.compile(r"[a-z]+")
