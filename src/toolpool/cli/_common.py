@@ -153,11 +153,12 @@ def parse(text: str, source: Path) -> Config:
     if len(text) < KEEP_FROM_BYTES:
         return parse_config(text, source)
     text_hash = config_hash(text)
-    kept = kept_toml(source, text_hash)
-    values = read_toml(text, source) if kept is None else kept
-    config = parse_config(text, source, toml=values)
-    if kept is None:
-        keep_toml(source, text_hash, values)
+    with collector_paused():  # 20,000 servers: half the validation's time was the collector's
+        kept = kept_toml(source, text_hash)
+        values = read_toml(text, source) if kept is None else kept
+        config = parse_config(text, source, toml=values)
+        if kept is None:
+            keep_toml(source, text_hash, values)
     return config
 
 

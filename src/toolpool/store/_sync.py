@@ -38,7 +38,7 @@ from toolpool.store._rules import SyncedPolicy, describe_changes, needs_disablin
 from toolpool.store._tables import config_syncs, releases, servers, tool_states
 from toolpool.store._values import AuditEntry
 
-__all__ = ["Policies", "check_config_hash", "is_synced", "remember_sync", "sync_policies"]
+__all__ = ["Policies", "check_config_hash", "check_sync", "is_synced", "remember_sync", "sync_policies"]
 
 Policies = Mapping[str, Mapping[str, ToolPolicy | SyncedPolicy]]
 """alias -> tool -> its policy, in the configuration's order."""
@@ -86,11 +86,7 @@ def sync_policies(
     Raises:
         UsageError: a bad alias or spec hash (nothing is written).
     """
-    for alias in policies:
-        check_alias(alias)
-    for alias, spec_hash in spec_hashes.items():
-        if not HASH.match(spec_hash):
-            raise UsageError(f"{alias}: not a spec hash: {spec_hash[:80]!r}")
+    check_sync(policies, spec_hashes)
     changes: dict[str, list[dict[str, object]]] = {alias: [] for alias in policies}
     _sync_servers(tx, policies, spec_hashes, changes)
     _sync_tools(tx, policies, actor, changes)
@@ -107,6 +103,15 @@ def sync_policies(
         already_plain=True,  # text, booleans, None and the release's number
     )
     return release
+
+
+def check_sync(policies: Policies, spec_hashes: Mapping[str, str]) -> None:
+    """Raises UsageError for a bad alias or spec hash."""
+    for alias in policies:
+        check_alias(alias)
+    for alias, spec_hash in spec_hashes.items():
+        if not HASH.match(spec_hash):
+            raise UsageError(f"{alias}: not a spec hash: {spec_hash[:80]!r}")
 
 
 def check_config_hash(config_hash: str) -> None:

@@ -27,14 +27,21 @@ from sqlalchemy import Connection, select
 
 from toolpool.store._changes import release_number
 from toolpool.store._codec import now
-from toolpool.store._database import Tx
+from toolpool.store._database import Database, Tx
 from toolpool.store._rows import LISTED_COLUMNS, listed_states, plain_rows, with_published
 from toolpool.store._rules import SyncedPolicy, needs_disabling, policy_changes
-from toolpool.store._sync import Policies, is_synced, remember_sync, sync_policies
+from toolpool.store._sync import (
+    Policies,
+    check_config_hash,
+    check_sync,
+    is_synced,
+    remember_sync,
+    sync_policies,
+)
 from toolpool.store._tables import servers, tool_states
 from toolpool.store._values import ListedState
 
-__all__ = ["SyncPlan", "apply_plan", "plan_sync"]
+__all__ = ["SyncPlan", "apply_plan", "plan_sync", "sync_all"]
 
 States = Mapping[tuple[str, str], ListedState]
 
@@ -86,6 +93,10 @@ _COLUMNS = (
     tool_states.c.write_approved_reason,
 )
 _LISTED = len(LISTED_COLUMNS)
+# A sync of more aliases than this reads first what it would change (one plain query over the
+# whole table, which a sync of so many scans anyway) and writes only that; a smaller one goes
+# straight to the write (its rows are read by alias).
+PLAN_ABOVE = 200
 
 
 def plan_sync(connection: Connection, policies: Policies, config_hash: str) -> SyncPlan:
@@ -120,6 +131,79 @@ def apply_plan(tx: Tx, plan: SyncPlan, actor: str) -> States:
     if not stale and changed is None:
         return plan.states
     return listed_states(plain_rows(tx.connection, with_published(select(*LISTED_COLUMNS))))
+
+
+def sync_all(
+    database: Database,
+    policies: Policies,
+    spec_hashes: Mapping[str, str],
+    actor: str,
+    config_hash: str | None,
+) -> int | None:
+    """``Tools.sync_policies``: one transaction, one release for what changed (or None).
+
+    Above ``PLAN_ABOVE`` aliases (a pool's start at 20,000 servers, where mostly nothing
+    changed) what would change is read first without the write lock; nothing, and no hash to
+    remember: no write at all; else only those aliases (``_sync_changed``).
+    """
+    if config_hash is not None:
+        check_config_hash(config_hash)
+    planned = None
+    if len(policies) > PLAN_ABOVE:
+        check_sync(policies, spec_hashes)
+        with database.read(snapshot=True) as connection:
+            planned = changed_aliases(connection, policies, spec_hashes)
+        if not planned[1] and config_hash is None:
+            return None
+    with database.write() as tx:
+        if planned is None:
+            release = sync_policies(tx, policies, spec_hashes, actor)
+        else:
+            release = _sync_changed(tx, policies, spec_hashes, actor, planned)
+        if config_hash is not None:
+            remember_sync(tx, config_hash)
+        return release
+
+
+def changed_aliases(
+    connection: Connection, policies: Policies, spec_hashes: Mapping[str, str]
+) -> tuple[int, tuple[str, ...]]:
+    """The current release, and the aliases a sync of ``policies`` and ``spec_hashes`` would
+    change (policies' order, then the spec hashes'), read without the write lock."""
+    release = release_number(connection)  # first: see ``plan_sync``
+    rows = plain_rows(connection, with_published(select(*_COLUMNS)))
+    known = {
+        alias: spec_hash
+        for alias, spec_hash in connection.execute(select(servers.c.alias, servers.c.spec_hash))
+    }
+    differing = _differing(rows, policies, set(known))
+    differing.update(alias for alias, spec_hash in spec_hashes.items() if known.get(alias) != spec_hash)
+    order = [*policies, *(alias for alias in spec_hashes if alias not in policies)]
+    return release, tuple(alias for alias in order if alias in differing)
+
+
+def _sync_changed(
+    tx: Tx,
+    policies: Policies,
+    spec_hashes: Mapping[str, str],
+    actor: str,
+    planned: tuple[int, tuple[str, ...]],
+) -> int | None:
+    """``sync_policies`` of only the ``planned`` aliases when the release is still the one they
+    were read at (the same rows, release and audit events: the others change nothing), of
+    everything otherwise; the release written, or None."""
+    release, aliases = planned
+    if release_number(tx.connection) != release:
+        return sync_policies(tx, policies, spec_hashes, actor)
+    if not aliases:
+        return None
+    chosen = set(aliases)
+    return sync_policies(
+        tx,
+        {alias: tools for alias, tools in policies.items() if alias in chosen},
+        {alias: spec_hash for alias, spec_hash in spec_hashes.items() if alias in chosen},
+        actor,
+    )
 
 
 def _differing(rows: Sequence[Any], policies: Policies, known: set[str]) -> set[str]:

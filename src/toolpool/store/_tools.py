@@ -35,8 +35,8 @@ from toolpool.store._rows import (
     with_published,
 )
 from toolpool.store._rules import after, refusal_text
-from toolpool.store._sync import Policies, check_config_hash, is_synced, remember_sync, sync_policies
-from toolpool.store._sync_diff import SyncPlan, apply_plan, plan_sync
+from toolpool.store._sync import Policies, check_config_hash, is_synced
+from toolpool.store._sync_diff import SyncPlan, apply_plan, plan_sync, sync_all
 from toolpool.store._tables import published_tools, servers, tool_states
 from toolpool.store._values import ImportedTool, ListedState, ToolState
 
@@ -132,13 +132,7 @@ class Tools:
         Raises:
             UsageError: a bad alias, spec hash or configuration hash (nothing is written).
         """
-        if config_hash is not None:
-            check_config_hash(config_hash)
-        with self._db.write() as tx:
-            release = sync_policies(tx, policies, spec_hashes or {}, actor)
-            if config_hash is not None:
-                remember_sync(tx, config_hash)
-            return release
+        return sync_all(self._db, policies, spec_hashes or {}, actor, config_hash)
 
     def is_synced(self, config_hash: str) -> bool:
         """Whether syncing the configuration text ``config_hash`` again would change nothing:
