@@ -110,8 +110,11 @@ async def assemble(
     """
     opened: Store | None = None
     recorder = None
+    spec_hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
     if store is not False:
-        opened, owned = await open_synced(config, store if isinstance(store, Store) else None, secret_key)
+        opened, owned = await open_synced(
+            config, store if isinstance(store, Store) else None, secret_key, spec_hashes
+        )
         if owned:
             stack.push_async_callback(anyio.to_thread.run_sync, opened.close)
         recorder = Recorder(opened, telemetry)
@@ -127,7 +130,6 @@ async def assemble(
         if screener is not None
         else RuleScreener(config.pool.screen_threshold, lexical=config.pool.screen_lexical)
     )
-    spec_hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
     registry = Registry()
     redactor = Redactor()
     visibility = Visibility(registry, gate3, spec_hashes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 
 import anyio.to_thread
@@ -13,9 +14,15 @@ from toolpool.store._store import Store
 __all__ = ["open_synced"]
 
 
-async def open_synced(config: Config, store: Store | None, key: SecretKey | None) -> tuple[Store, bool]:
+async def open_synced(
+    config: Config,
+    store: Store | None,
+    key: SecretKey | None,
+    spec_hashes: Mapping[str, str] | None = None,
+) -> tuple[Store, bool]:
     """``store``, or the store of ``config.store_url`` opened with ``key``, with every alias's
-    tool policies, ``enabled`` flags and spec hash synced into it as actor ``config``; and
+    tool policies, ``enabled`` flags and spec hash (``spec_hashes`` when the caller has them,
+    each alias's ``spec_hash`` otherwise) synced into it as actor ``config``; and
     whether it was opened here (the caller closes it then). A store opened here is closed
     again if the sync fails.
 
@@ -30,7 +37,11 @@ async def open_synced(config: Config, store: Store | None, key: SecretKey | None
     )
     try:
         policies = {alias: spec.tools for alias, spec in config.servers.items()}
-        hashes = {alias: spec.spec_hash for alias, spec in config.servers.items()}
+        hashes = (
+            {alias: spec.spec_hash for alias, spec in config.servers.items()}
+            if spec_hashes is None
+            else spec_hashes
+        )
         await anyio.to_thread.run_sync(partial(opened.tools.sync_policies, policies, spec_hashes=hashes))
     except BaseException:
         if owned:
