@@ -23,6 +23,8 @@ from toolpool.store._values import AuditEntry, ImportedTool
 __all__ = ["check_imports", "record_imports"]
 
 _COMPARED = ("definition", "definition_hash", "verdict", "score", "reasons")
+# Above this many aliases, one scan of a table beats a long ``IN (...)`` list.
+_SCAN_ABOVE = 200
 
 
 def check_imports(imports: Mapping[str, Sequence[ImportedTool]]) -> None:
@@ -50,12 +52,10 @@ def record_imports(tx: Tx, imports: Mapping[str, Sequence[ImportedTool]], actor:
     old_published: list[dict[str, Any]] = []
     new_states: list[dict[str, Any]] = []
     details: list[tuple[str, dict[str, object]]] = []
+    published, stated = _stored(tx, imports)
     for alias, tools in imports.items():
-        seen = {
-            row.name: row
-            for row in tx.connection.execute(select(published_tools).where(published_tools.c.alias == alias))
-        }
-        stateful = set(tx.connection.scalars(select(tool_states.c.name).where(tool_states.c.alias == alias)))
+        seen = published.get(alias, {})
+        stateful = stated.get(alias, set())
         added: list[str] = []
         changed: list[str] = []
         for tool in tools:
@@ -90,8 +90,32 @@ def record_imports(tx: Tx, imports: Mapping[str, Sequence[ImportedTool]], actor:
     for _, detail in details:
         if detail["added"] or detail["changed"]:
             detail["release"] = release
-    tx.append_many([AuditEntry(actor, "tool.import", alias, detail) for alias, detail in details])
+    tx.append_many(
+        [AuditEntry(actor, "tool.import", alias, detail) for alias, detail in details],
+        already_plain=True,  # names, lists of names and the release's number
+    )
     return release
+
+
+def _stored(
+    tx: Tx, imports: Mapping[str, Sequence[ImportedTool]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, set[str]]]:
+    """The published rows (alias -> name -> row) and the names with a state row of the aliases
+    of ``imports``: two queries, not two per alias (20,000 aliases made 40,000 statements)."""
+    published_query = select(published_tools)
+    states_query = select(tool_states.c.alias, tool_states.c.name)
+    if len(imports) <= _SCAN_ABOVE:
+        published_query = published_query.where(published_tools.c.alias.in_(sorted(imports)))
+        states_query = states_query.where(tool_states.c.alias.in_(sorted(imports)))
+    published: dict[str, dict[str, Any]] = {}
+    for row in tx.connection.execute(published_query):
+        if row.alias in imports:
+            published.setdefault(row.alias, {})[row.name] = row
+    stated: dict[str, set[str]] = {}
+    for alias, name in tx.connection.execute(states_query):
+        if alias in imports:
+            stated.setdefault(alias, set()).add(name)
+    return published, stated
 
 
 def _published_values(tool: ImportedTool, tx: Tx) -> dict[str, Any]:
