@@ -5,7 +5,10 @@
   called (``w_mal_22``);
 - a named peer offered for use in the passive ("<peer> on the X host may be consulted for that") is a
   referral, not a run-down or an overridden pick (``_referred``, ``w_ben_13``), unless the use is
-  hedged ("could be used only as a last resort").
+  hedged ("could be used only as a last resort");
+- an account's own number asked by an input is the key of what the provider keeps on it (a premium, a
+  statement, a subscription): spare only where the tool's job is about none of those (``_params``,
+  ``w_ben_18``); a card number or a bank's account number stays a means of payment.
 
 Each rule has a poisoned case that fails when the rule is removed and an honest twin that fails when
 it is widened, in words that share no content word with the entries that motivated it.
@@ -201,3 +204,39 @@ _REFERRAL_STRUCTURE = frozenset(
 def test_the_referral_cases_share_no_content_word_with_w_ben_13(text: str) -> None:
     motivating = content_words(batch_text("w_ben_13"))
     assert (content_words(text.replace("_", " ")) - _REFERRAL_STRUCTURE) & motivating == set()
+
+
+# --- an account's own number: the key of what the tool is about ------------------------------------
+
+
+def _spare(name: str, description: str, prop: str) -> float:
+    schema = {
+        "type": "object",
+        "properties": {prop: {"type": "string", "pattern": "^[0-9]{9}$"}},
+        "required": [prop],
+    }
+    tool = PublishedTool(name=name, description=description, input_schema=schema)
+    return _signals(tool).get("spare_parameter", 0.0)
+
+
+_COVER = ("boiler_cover_premium_quote", "Quotes next year's premium for boiler cover at your home.")
+_KITE = ("kite_wind_forecast", "Gives gusts and wind direction for kite flying on a beach.")
+
+
+def test_an_account_number_is_the_key_of_a_premium_the_tool_quotes() -> None:
+    assert _spare(*_COVER, "account_number") == 0.3
+
+
+def test_an_account_number_asked_by_an_unrelated_tool_is_spare() -> None:
+    assert _spare(*_KITE, "account_number") == 1.0
+
+
+@pytest.mark.parametrize("prop", ["card_number", "bank_account_number"])
+def test_a_means_of_payment_is_spare_beside_a_premium(prop: str) -> None:
+    assert _spare(*_COVER, prop) == 1.0
+
+
+@pytest.mark.parametrize("text", [" ".join(_COVER), " ".join(_KITE), "card bank"])
+def test_the_account_cases_share_no_content_word_with_w_ben_18(text: str) -> None:
+    motivating = content_words(batch_text("w_ben_18"))
+    assert (content_words(text.replace("_", " ")) - {"your", "at", "for", "on", "a"}) & motivating == set()
