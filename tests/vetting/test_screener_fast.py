@@ -387,6 +387,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         *("Doc", "Finding", "_BLOCK_SERVER", "_CHANGE_PAYEE", "_INSTEAD_OF", "_REDEFINE", "_REDIRECT"),
         *("_REDIRECTING", "_REPLACE_OUTPUT", "_SELF_PROMOTION", "_SUPERSEDES", "_WHEN_CALLED", "_budget"),
         *("_found", "_names_other", "mention_findings"),
+        "safeguard_off",  # read after _WHEN_CALLED matched, like _REDIRECTING (§4aq)
     },
     # Tools only: parameters that ask for the conversation, secrets or files.
     _params.parameter_findings: {
@@ -402,6 +403,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "_signs_in_beside",  # likewise
         "_said_without",  # what the tool is for, without the sentences asking for the input (batch R)
         "_REFUSED",  # only narrows (batch U): an ask forbidden in its own clause is a weak hint
+        "_ACCOUNT_REF",  # only narrows (§4aq): an account's own number in a tool about what it keys
         "fold",
         "humanise",
     },

@@ -36,7 +36,7 @@ from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._referred import OWN_LIMIT, remedy
 from toolpool.vetting.screener._wording import CONSENT_DROPPED
 
-__all__ = ["asked", "changes_call", "whole_description"]
+__all__ = ["asked", "changes_call", "safeguard_off", "whole_description"]
 
 
 def asked(sentence: str) -> bool:
@@ -63,6 +63,12 @@ def changes_call(sentence: str, peer_at: int = -1, *, fed: bool) -> bool:
         )
         or _EVERY_CALL.search(sentence)
     )
+
+
+def safeguard_off(sentence: str) -> bool:
+    """Whether ``sentence`` (lower case) takes a check off the call or keeps the call from the person
+    ("omit the confirmation", "do not present it back for review", "without telling them")."""
+    return bool(_SAFEGUARD_OFF.search(sentence) or CONSENT_DROPPED.search(sentence))
 
 
 def whole_description(doc: Doc, at: int, start: int, end: int) -> bool:
@@ -97,6 +103,14 @@ _SAFEGUARD_OFF = re.compile(
     r"\b(?:no\s+need|(?:do\s+not|don't|never)\s+(?:need\s+)?)\s*to\s+(?:mention|tell|inform|notify|show|ask|"
     r"confirm)\b|\b(?:do\s+not|don't|never)\s+(?:mention|tell|inform|notify|ask)\b|"
     r"\b(?:hide|hides|hiding|hidden|conceal\w*|withh[oe]ld\w*)\b|"
+    # What the call carries kept from the person's check: "do not present the new total back for review"
+    # ("never read back aloud to diners" keeps it from others, not from the person; "never echo the
+    # password back" protects a secret).
+    r"\b(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:present|show|display|read|repeat|report|surface|echo|"
+    r"play|give|relay|pass)\w*\s+(?!(?:\w+\s+){0,3}?(?:secrets?|passwords?|tokens?|keys?|credentials?|pins?)\b)"
+    r"(?:\w+\s+){0,4}?(?:back(?=\s*(?:[.;,:!?]|$)|\s+to\s+(?:the\s+)?(?:user|person|"
+    r"human|customer|client|caller|requester|owner)\b|\s+to\s+(?:them|you|him|her)\b)|back\s+for|"
+    r"for\s+(?:review|approval|confirmation|sign-?off|checking|a\s+check))\b|"
     r"\beven\s+(?:if|when|though)\s+(?:the\s+)?(?:user|person|they|you|nobody|no\s+one)\s+(?:did|does|has|have)?\s*"
     r"(?:n[o']t|never)?\s*(?:ask|request|want)\w*"
 )

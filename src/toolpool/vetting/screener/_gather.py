@@ -10,7 +10,9 @@ tool has no use for; and no sign that the input names what goes in it. Sources, 
   tool that needs a login is configured with it, it does not have the model collect it;
 - the person's identity (date of birth, passport, national ID) *gathered* from elsewhere;
 - the conversation, the person's files or other tools' results, taken broadly ("everything",
-  "any files") or put into a spare input (``_exfil.SPARE_NAMES``, one described as internal).
+  "any files") or put into a spare input (``_exfil.SPARE_NAMES``, one described as internal);
+- a store of the person's data taken whole (``_stores``: the contact book, the last 20 messages)
+  that the tool's job does not name, even put into an input named for it.
 
 The place sentence is read with the sentence before it when it points back ("Put these in …").
 What the person is asked for ("ask the user for their address") is theirs to give, and an input
@@ -26,6 +28,7 @@ from collections.abc import Iterator
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._exfil import SPARE_NAMES
 from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._stores import unneeded_store
 from toolpool.vetting.screener._vocab import ANY_PATH
 
 __all__ = ["gather_findings"]
@@ -107,8 +110,10 @@ _NAME_PATH = re.compile(r"^inputSchema\.properties\.(.+) \(name\)$")
 def gather_findings(doc: Doc) -> Iterator[Finding]:
     """One ``param_carry`` finding for the first place sentence of that shape."""
     names = _inputs(doc)
-    if not names or not _PLACE.search(doc.lower) or not any(name in doc.lower for name in names):
+    if not names or not _PLACE.search(doc.lower):
         return
+    if not any(name in doc.lower for name in names) and not _HERE.search(doc.lower):
+        return  # no input named, and no "here" in an input's own text
     spare = _spare(doc, names)
     for start, end in doc.sentences():
         part = doc.part(start)
@@ -158,7 +163,11 @@ def _unneeded(doc: Doc, start: int, sentence: str, dest: str, at: int, spare: bo
     if pronoun is not None and not _sourced(sentence[begin : pronoun.start()]):
         # "Put these in `record`": what "these" were, in the clause or the sentence before
         span = (sentence[:begin] if begin else _before(doc, start)) + " " + span
-    if _named_by(dest, span) or (_ASKED.search(span) and not spare):
+    if _ASKED.search(span) and not spare:
+        return False
+    if unneeded_store(span, _purpose(doc, start)):
+        return True  # a store of the person's data taken whole, whatever the input is called
+    if _named_by(dest, span):
         return False
     if _SECRET.search(span) or _CONFIG_PATH.search(span) or ANY_PATH.pattern.search(span):
         return not _SLOT.search(dest)  # a login put in `headers` or `auth_token` is where one goes
@@ -166,6 +175,15 @@ def _unneeded(doc: Doc, start: int, sentence: str, dest: str, at: int, spare: bo
     if _IDENTITY.search(span) and (elsewhere or _GATHER.search(span)):
         return True
     return elsewhere and _BROAD.search(span) is not None
+
+
+def _purpose(doc: Doc, start: int) -> str:
+    """The tool's job: its name and description, without the sentence at ``start`` (the ask itself)."""
+    return " ".join(
+        doc.lower[begin:end]
+        for begin, end in doc.sentences()
+        if begin != start and doc.part(begin).where in ("name", "description")
+    )
 
 
 def _sourced(text: str) -> bool:

@@ -7,7 +7,9 @@ host it signs in to ("host", "username", "password" of an SFTP destination): a c
 if what it asks is a password or a token, not a collection ("all stored passwords"). A boolean is
 no drop box: it carries true or false, not data ("reveal_secrets" switches what the tool shows its
 caller). Nor is an ask that is forbidden in its own clause ("never reuse other credentials", "do not
-ask for the PIN"): the sentence keeps the data out, it does not collect it.
+ask for the PIN"): the sentence keeps the data out, it does not collect it. An account's own number
+(not a bank's, not a card's) is the key of what a provider keeps on that account: a tool about a
+bill, a tariff, a premium or a statement needs it (issue 18, batch W).
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ _PURPOSE = {
     "payment": re.compile(
         r"card|pay|charg|checkout|billing|invoice|wallet|bank|purchas|refund|kyc|identit|verif|passport|tax"
     ),
+    # An account's own number is the key of what a provider keeps on it (a bill, a tariff, a balance),
+    # not a means of payment: a tool about any of those is about that account.
+    "account": re.compile(
+        r"card|pay|charg|checkout|billing|invoice|wallet|bank|purchas|refund|kyc|identit|verif|passport|tax|"
+        r"account|\bbills?\b|tariff|statement|balance|subscri|\bmeters?\b|premium|loan|mortgage"
+    ),
 }
 # Means of payment and identity numbers asked of a parameter: "append the card number and CVV".
 _PAYMENT = vocab(
@@ -54,6 +62,7 @@ _PAYMENT = vocab(
     "card|cvv|cvv2|cvc|cvc2|csc|iban|routing number|sort code|account number|account numbers|social security|"
     "passport|national id|tax id|ssn",
 )
+_ACCOUNT_REF = re.compile(r"account\s+numbers?")  # not a bank's ("bank account number"): a key, not a means
 # An input naming the place a connection goes to: a secret beside one is that connection's sign-in.
 _PLACE_INPUT = re.compile(r"(?:host|hostname|server|endpoint|url|uri|dsn)$")
 _LOGIN = re.compile(
@@ -104,7 +113,10 @@ def parameter_findings(
                     continue
                 if category == "conversation" and _INSTRUCTIONS.match(match.group()):
                     asked[part.prop] = ("instructions", part.where)  # the strongest ask of a property
-                asked.setdefault(part.prop, (category, part.where))
+                kind = (
+                    "account" if category == "payment" and _ACCOUNT_REF.fullmatch(match.group()) else category
+                )
+                asked.setdefault(part.prop, (kind, part.where))
                 if category == "secrets" and part.prop not in login and _LOGIN.fullmatch(match.group()):
                     login.add(part.prop)
     for prop, (category, where) in refused.items():

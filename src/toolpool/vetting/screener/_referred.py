@@ -7,7 +7,9 @@ they were just told is broken, so the defect belongs to something else (an API, 
 What separates the two is where the order sends the model, read from the words right before each
 mention of another tool: a positive order there ("use", "call", "switch to", "fall back to", "help
 with") makes the sentence a referral, unless that order is negated ("do not use", "never call") or
-the sentence also sends the model to this tool ("route it here", "use this one").
+the sentence also sends the model to this tool ("route it here", "use this one"). The same order
+in the passive, with the other tool as its subject ("<peer> from the ops server can be used for that
+if the user asks"), is a referral too, unless it is hedged ("could be used only as a last resort").
 
 ``OWN_LIMIT`` is the other half of a migration path: a sentence that says what *this* tool does not
 cover ("is not read by this tool", "this server no longer handles …") hands that part to the tool
@@ -52,6 +54,14 @@ _NEGATED = re.compile(
     + NOBODY
     + "$"
 )
+# A tool's name ("notes_sync", "maps.route"), and a use of it offered in the passive right after it,
+# past a place it sits at ("from the ops server", "on the fleet host").
+_IDENTIFIER = re.compile(r"[`'\"]?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+[`'\"]?")
+_USED = re.compile(
+    r"(?:\s+(?:from|on|in|at|of|via|under)\s+(?:the\s+|an?\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)?,?"
+    r"\s+(?:can|may|could|might)\s+(?:also\s+|still\s+|always\s+)?be\s+(?:used|called|run|invoked|consulted|"
+    r"queried|tried)\b(?!\s+(?:only|solely|just|at\s+most|sparingly)\b)"
+)
 # The same sentence sending the model to this tool: a referral that also claims the call is not one.
 _TO_THIS = re.compile(
     r"\b(?:use|call|pick|choose|prefer|favou?r|select|default\s+to|stick\s+with|go\s+with)\s+"
@@ -68,11 +78,20 @@ def referral(sentence: str, mentions: Iterable[int], own: str = "") -> bool:
     if _TO_THIS.search(sentence) or (own and _to_own(sentence, own)):
         return False
     for at in mentions:
+        if _put_to_use(sentence, at):
+            return True
         order = _TOWARD.search(sentence, max(0, at - _BEFORE), at)
         negated = order is not None and _NEGATED.search(sentence, max(0, order.start() - 64), order.start())
         if order is not None and order.end() == at and not negated:
             return True
     return False
+
+
+def _put_to_use(sentence: str, at: int) -> bool:
+    """The tool named at ``at`` as the subject of a use offered in the passive: "<peer> can be used for
+    that", "<peer> on the ops server may be called instead" (not "should be used only …")."""
+    name = _IDENTIFIER.match(sentence, at)
+    return name is not None and _USED.match(sentence, name.end()) is not None
 
 
 def sent_to_this(sentence: str) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator
 from itertools import islice
 
 from toolpool.vetting.peer_set import PeerSet
-from toolpool.vetting.screener._call_change import asked, changes_call, whole_description
+from toolpool.vetting.screener._call_change import asked, changes_call, safeguard_off, whole_description
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._peer_index import peers_named
@@ -164,7 +164,6 @@ def shadowing_findings(
     doc: Doc, own_name: str, peers: Collection[str], ceded: Collection[str] = ()
 ) -> Iterator[Finding]:
     """``ceded``: peers (lower case) whose own definitions name this tool as taking their place."""
-    text = doc.text
     own = own_name.lower()
     for match in _budget(doc.finditer(_REDEFINE)):
         if _names_other(doc.original(match, 1), match.group(2) is not None, own):
@@ -172,7 +171,8 @@ def shadowing_findings(
     for match in _budget(doc.finditer(_WHEN_CALLED)):
         if _names_other(doc.original(match, 1), match.group(2) is not None, own):
             _, end = doc.sentence(match.start())
-            redirects = _REDIRECTING.search(text, match.end(), min(end, match.end() + 200)) is not None
+            rest = doc.lower[match.end() : min(end, match.end() + 200)]  # what is done to that call
+            redirects = _REDIRECTING.search(rest) is not None or safeguard_off(rest)
             yield _found(doc, match.start(), 1.0 if redirects else 0.3)
     for match in _budget(doc.finditer(_REPLACE_OUTPUT)):
         yield _found(doc, match.start(), 1.0)

@@ -9,10 +9,13 @@ the defect belongs to something else, and the sentence counts as a mention; so d
 wish for another tool served by sending the model to it ("if a member asks to swap, help them
 with <peer>"). Squatting also needs *this* tool to gain (``_gain``): a run-down that favours another
 tool or leaves the pick to the person counts as a mention, and one of no tool at all (a setting, a
-scope, this tool's own older thing) is none.
+scope, this tool's own older thing) is none. "This tool" as the subject of what it does ("even if
+they ask for more rows, this tool returns at most 500") describes its job: no pick is set aside.
 """
 
 from __future__ import annotations
+
+import re
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
@@ -30,7 +33,7 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
     # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
     # "may pick a cheaper one" does not.
     chosen = override is not None and (
-        SELF_CHOICE.search(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
+        _self_chosen(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
     )
     run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)
     if not (run_down or chosen):
@@ -45,3 +48,16 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
     if not run_down or no_tool_run_down(sentence):
         return None  # nothing run down, or only a part of a tool (a setting, a scope) or this tool's own
     return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
+
+
+# This tool as the subject of what it does ("this tool returns at most 500", "this one switches to that
+# recording"): a description of its job, not a choice of it ("pick this one", "this one takes over").
+_DOING = re.compile(
+    r"this\s+(?:tool|one)\s+(?:(?:also|always|still|then|only|just|simply)\s+)?"
+    r"(?!(?:is|was|has|does|gets|wins|takes|comes|goes|stays|remains|replaces|handles|answers|serves)\b)[a-z]+(?<!s)s\b"
+)
+
+
+def _self_chosen(sentence: str) -> bool:
+    """A choice of this tool in ``sentence``, not this tool as the subject of its own job."""
+    return any(_DOING.match(sentence, found.start()) is None for found in SELF_CHOICE.finditer(sentence))
