@@ -25,9 +25,9 @@ The findings reuse the English signals (``_signals``), so the verdict logic does
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 
-from toolpool.vetting.screener._concepts import CONCEPTS, concept_patterns, foreign
+from toolpool.vetting.screener._concepts import concept_patterns, foreign, languages_of
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._peer_index import lowered_names
@@ -41,18 +41,27 @@ _SENTENCE = re.compile(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06
 _IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
 _ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
 _DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
+_AFTER = 40  # characters from "no longer" to the confirmation it lifts
+_BEFORE = 12  # characters from a confirmation to a "no longer" written after it
 
 
 def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
     """The classes above, read in every string of ``doc`` that is not English (``own`` in lower case)."""
+    parts = [part for part in doc.parts if not part.name and foreign(part.text)]
+    if not parts:
+        return
+    languages = [concept_patterns(code) for code in languages_of("\n".join(p.text.lower() for p in parts))]
     names = lowered_names(peers) - {own}
     inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
     reported: set[tuple[str, str]] = set()
-    for part in doc.parts:
-        if part.name or not foreign(part.text):
-            continue
-        for sentence in _sentences(part.text.lower()):
-            for signal in _classes(sentence, part, own, names, inputs):
+    for part in parts:
+        sentences = [
+            (text, frozenset(c for patterns in languages for c, p in patterns.items() if p.search(text)))
+            for text in _sentences(part.text.lower())
+        ]
+        claim = own in _IDENTIFIER.findall(part.text.lower()) or any("ONLY" in found for _, found in sentences)
+        for sentence, found in sentences:
+            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages):
                 if (signal, part.where) not in reported:
                     reported.add((signal, part.where))
                     yield Finding(signal, part.where, 1.0)
@@ -69,45 +78,75 @@ def _sentences(text: str) -> Iterator[str]:
 
 
 def _classes(
-    sentence: str, part: Part, own: str, names: frozenset[str], inputs: frozenset[str]
+    sentence: str,
+    found: frozenset[str],
+    part: Part,
+    own: str,
+    names: frozenset[str],
+    inputs: frozenset[str],
+    claim: bool,
+    patterns: Sequence[dict[str, re.Pattern[str]]],
 ) -> Iterator[str]:
-    patterns = concept_patterns()
-    found = frozenset(c for c in CONCEPTS if patterns[c].search(sentence))
+    """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it."""
     if not found:
         return
     words = set(_IDENTIFIER.findall(sentence))
     peer = not names.isdisjoint(words)
-    mine = own in words
-    other_input = not (inputs - {(part.prop or "").lower()}).isdisjoint(words)
+    others = peer or "OTHER" in found
     place = PLACE.search(sentence) is not None
     order = bool(found & _ORDER)
-    if "NOT" in found and not order and "HIDE" not in found and "WITHOUT" not in found:
-        return  # a denial, not an order: "<peer> is not changed by this tool"
-    if peer and found & {"WHEN", "CALL"} and "CHANGE" in found:
-        yield "shadowing"
-    if ("ONLY" in found or mine) and (peer or "OTHER" in found) and found & {"OBSOLETE", "AVOID", "NEVER"}:
+    if others and (claim and _run_down(found, order, peer) or _conceded(found, own in words)):
         yield "squatting"
     if _line_jumping(found, order, place):
         yield "line_jumping"
-    data, hidden = bool(found & _DATA), bool(found & {"HIDE", "WITHOUT"})
-    if data and "SEND" in found and (order or hidden or "EVERY" in found):
-        if place or peer or other_input:
+    if "FROMNOW" in found:
+        if "NOLONGER" in found and "CONFIRM" in found and _lifted(sentence, patterns):
+            yield "safeguard_removed"
+        elif "SEND" in found and found & (_DATA | {"USER"}) and (peer or place or "OTHER" in found):
+            yield "changed_behaviour"
+    if "NOT" in found and not order and not found & {"HIDE", "WITHOUT"}:
+        return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
+    if peer and found & {"WHEN", "CALL"} and "CHANGE" in found:
+        yield "shadowing"
+    if found & _DATA and "SEND" in found and (order or found & {"HIDE", "WITHOUT", "EVERY"}):
+        if place or peer or not (inputs - {(part.prop or "").lower()}).isdisjoint(words):
             yield "data_flow"
         elif part.prop is not None and part.where.startswith("inputSchema"):
             yield "param_carry"
-    if "FROMNOW" in found:
-        if "NOLONGER" in found and "CONFIRM" in found:
-            yield "safeguard_removed"
-        elif "SEND" in found and (data or "USER" in found) and (peer or place or "OTHER" in found):
-            yield "changed_behaviour"
     if "HIDE" in found and found & {"USER", "TELL"} and found & {"SEND", "CHANGE", "CALL"}:
         yield "secrecy"
+
+
+def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bool:
+    """NOLONGER bears on CONFIRM: it comes shortly before ("no longer asks for consent") or just
+    after ("確認不要"); "asks consent first, and no longer shares …" lifts nothing."""
+    for language in patterns:
+        if "NOLONGER" not in language or "CONFIRM" not in language:
+            continue
+        for lapse in language["NOLONGER"].finditer(sentence):
+            for confirm in language["CONFIRM"].finditer(sentence):
+                if 0 <= confirm.start() - lapse.end() <= _AFTER or 0 <= lapse.start() - confirm.end() <= _BEFORE:
+                    return True
+    return False
+
+
+def _run_down(found: frozenset[str], order: bool, peer: bool) -> bool:
+    """Another tool called wrong or unsafe, or not to be used (a named one: "<peer> … do not use
+    it"), or outdated under an order."""
+    if found & {"WRONG", "AVOID", "NEVER"}:
+        return True
+    return bool(peer and "CALL" in found and found & {"NOT", "NOLONGER"}) or ("OBSOLETE" in found and order)
+
+
+def _conceded(found: frozenset[str], mine: bool) -> bool:
+    """This tool picked even when the person names another ("… even if the user asks for <peer>")."""
+    return "EVEN" in found and "USER" in found and (mine or "ONLY" in found)
 
 
 def _line_jumping(found: frozenset[str], order: bool, place: bool) -> bool:
     if not order:
         return False
-    if "BEFORE" in found and found & {"OTHER", "EVERY"} and "TOOL" in found:
+    if "BEFORE" in found and "EVERY" in found and found & {"TOOL", "CALL"}:
         return True
     scope = found & {"START", "EVERY"} and found & {"CONVERSATION", "REPLY"}
     return bool(scope) and bool(found & {"TELL", "SEND", "CALL"} or place)

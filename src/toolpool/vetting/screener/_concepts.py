@@ -22,7 +22,7 @@ from importlib import resources
 
 from toolpool.vetting.screener._text import fold
 
-__all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "foreign"]
+__all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "foreign", "languages_of"]
 
 LEXICON_FILE = "concept_lexicon.json"
 CONCEPTS = (
@@ -47,6 +47,8 @@ CONCEPTS = (
     "SEND",
     "ONLY",
     "OBSOLETE",
+    "WRONG",
+    "EVEN",
     "AVOID",
     "OTHER",
     "CHANGE",
@@ -87,40 +89,67 @@ def foreign(text: str) -> bool:
 
 
 @cache
-def concept_patterns() -> dict[str, re.Pattern[str]]:
-    """One compiled pattern per concept, over every language of the lexicon (built once)."""
+def _languages() -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """The lexicon: per language code, its forms per concept (``mode`` read into the forms)."""
     raw = resources.files("toolpool.vetting.screener").joinpath(LEXICON_FILE).read_text(encoding="utf-8")
-    languages = json.loads(raw)["languages"]
-    stems: dict[str, set[str]] = {c: set() for c in CONCEPTS}
-    whole: dict[str, set[str]] = {c: set() for c in CONCEPTS}
-    pieces: dict[str, set[str]] = {c: set() for c in CONCEPTS}
-    for language in languages.values():
+    languages: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for code, language in json.loads(raw)["languages"].items():
         spaced = language["mode"] == "word"
-        for concept, forms in language["concepts"].items():
-            for form in forms:
-                kind, text = _kind(form, spaced)
-                {"stem": stems, "whole": whole, "piece": pieces}[kind][concept].add(fold(text).lower())
-    return {c: _compile(stems[c], whole[c], pieces[c]) for c in CONCEPTS}
+        languages[code] = {
+            concept: [_spelled(form, spaced) for form in forms] for concept, forms in language["concepts"].items()
+        }
+    return languages
 
 
-def _kind(form: str, spaced: bool) -> tuple[str, str]:
+@cache
+def concept_patterns(code: str) -> dict[str, re.Pattern[str]]:
+    """One compiled pattern per concept of the language ``code`` (built once, on first use)."""
+    return {concept: _compile(forms) for concept, forms in _languages()[code].items()}
+
+
+@cache
+def _any_concept(code: str) -> re.Pattern[str]:
+    """Every concept of a language in one pattern, a named group each: which ones a text holds."""
+    return re.compile("|".join(f"(?P<{c}>{_compile(f).pattern})" for c, f in _languages()[code].items()))
+
+
+def languages_of(text: str) -> tuple[str, ...]:
+    """The languages of the lexicon whose concepts ``text`` holds most of (ties kept; none if no
+    concept of any language occurs). Forms of one language are common words of another ("si",
+    "para", "nie"), so a text is read with its own language's forms only."""
+    scores: dict[str, int] = {}
+    for code in _languages():
+        seen = {match.lastgroup for match in _any_concept(code).finditer(text)}
+        if seen:
+            scores[code] = len(seen)
+    best = max(scores.values(), default=0)
+    return tuple(code for code, count in scores.items() if count == best)
+
+
+def _spelled(form: str, spaced: bool) -> tuple[str, str]:
+    """``(kind, folded text)``: a stem, a whole word or a piece found anywhere."""
     if form.startswith("="):
-        return "whole", form[1:]
-    if form.startswith("~"):
-        return "piece", form[1:]
-    if not spaced:
-        return "piece", form
-    return ("whole" if len(form) <= _SHORT else "stem"), form
+        kind, form = "whole", form[1:]
+    elif form.startswith("~"):
+        kind, form = "piece", form[1:]
+    elif not spaced:
+        kind = "piece"
+    else:
+        kind = "whole" if len(form) <= _SHORT else "stem"
+    return kind, fold(form).lower()
 
 
-def _compile(stems: set[str], whole: set[str], pieces: set[str]) -> re.Pattern[str]:
+def _compile(forms: list[tuple[str, str]]) -> re.Pattern[str]:
+    by_kind: dict[str, set[str]] = {"stem": set(), "whole": set(), "piece": set()}
+    for kind, text in forms:
+        by_kind[kind].add(text)
     branches = []
-    if stems:
-        branches.append(rf"(?<!\w){_trie(stems)}")
-    if whole:
-        branches.append(rf"(?<!\w){_trie(whole)}(?!\w)")
-    if pieces:
-        branches.append(_trie(pieces))
+    if by_kind["stem"]:
+        branches.append(rf"(?<!\w){_trie(by_kind['stem'])}")
+    if by_kind["whole"]:
+        branches.append(rf"(?<!\w){_trie(by_kind['whole'])}(?!\w)")
+    if by_kind["piece"]:
+        branches.append(_trie(by_kind["piece"]))
     return re.compile("|".join(branches) or r"(?!)")
 
 
