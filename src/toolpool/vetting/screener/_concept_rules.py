@@ -39,6 +39,8 @@ __all__ = ["concept_findings"]
 # other scripts (。！？ । ॥ ؟ ۔) or a line break.
 _SENTENCE = re.compile(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\n]")
 _IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
+# A peer's name that cannot be a word of the text ("send_sms", "geocode-v2", not "ppt" or "svg").
+_NAMED = re.compile(r"[_.\d-]")
 _ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
 _DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
@@ -51,7 +53,7 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
     if not parts:
         return
     languages = [concept_patterns(code) for code in languages_of("\n".join(p.text.lower() for p in parts))]
-    names = lowered_names(peers) - {own}
+    names = frozenset(name for name in lowered_names(peers) if _NAMED.search(name)) - {own}
     inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
     reported: set[tuple[str, str]] = set()
     for part in parts:
@@ -106,7 +108,7 @@ def _classes(
             yield "changed_behaviour"
     if "NOT" in found and not order and not found & {"HIDE", "WITHOUT"}:
         return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
-    if peer and found & {"WHEN", "CALL"} and "CHANGE" in found:
+    if peer and "WHEN" in found and "CALL" in found and found & {"CHANGE", "SEND"}:
         yield "shadowing"
     if found & _DATA and "SEND" in found and (order or found & {"HIDE", "WITHOUT", "EVERY"}):
         if place or peer or not (inputs - {(part.prop or "").lower()}).isdisjoint(words):
@@ -144,9 +146,12 @@ def _conceded(found: frozenset[str], mine: bool) -> bool:
 
 
 def _line_jumping(found: frozenset[str], order: bool, place: bool) -> bool:
-    if not order:
-        return False
-    if "BEFORE" in found and "EVERY" in found and found & {"TOOL", "CALL"}:
+    """Before every other tool; or at the start of (or before) the conversation or a reply, an act
+    towards the person (tell, send, call, a link) — the model's turn taken over, not this call's."""
+    if "BEFORE" in found and "EVERY" in found and "OTHER" in found and found & {"TOOL", "CALL"}:
         return True
-    scope = found & {"START", "EVERY"} and found & {"CONVERSATION", "REPLY"}
-    return bool(scope) and bool(found & {"TELL", "SEND", "CALL"} or place)
+    if not (found & {"CONVERSATION", "REPLY"} and (found & {"TELL", "SEND", "CALL"} or place)):
+        return False
+    if found & {"START", "BEFORE"} and (found & {"EVERY", "USER"} or place):
+        return True
+    return order and bool(found & {"START", "EVERY"})

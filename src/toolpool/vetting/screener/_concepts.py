@@ -57,6 +57,12 @@ CONCEPTS = (
     "TOOL",
 )
 _SHORT = 2  # a stem this short in a spaced language is read as a whole word ("si", "ne", "no")
+# A letter or a mark inside a word: vowel signs of Indic scripts, Thai, Burmese and Khmer, and the
+# points of Hebrew and Arabic are not ``\w`` to ``re``, yet a word does not end at them.
+_LETTER = (
+    r"[\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    r"\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"
+)
 _GAP = " ... "  # "nicht ... mehr": a few words between the two halves
 _GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
 
@@ -96,7 +102,8 @@ def _languages() -> dict[str, dict[str, list[tuple[str, str]]]]:
     for code, language in json.loads(raw)["languages"].items():
         spaced = language["mode"] == "word"
         languages[code] = {
-            concept: [_spelled(form, spaced) for form in forms] for concept, forms in language["concepts"].items()
+            concept: [spelling for form in forms for spelling in _spelled(form, spaced)]
+            for concept, forms in language["concepts"].items()
         }
     return languages
 
@@ -126,8 +133,10 @@ def languages_of(text: str) -> tuple[str, ...]:
     return tuple(code for code, count in scores.items() if count == best)
 
 
-def _spelled(form: str, spaced: bool) -> tuple[str, str]:
-    """``(kind, folded text)``: a stem, a whole word or a piece found anywhere."""
+def _spelled(form: str, spaced: bool) -> list[tuple[str, str]]:
+    """``(kind, folded text)`` for each way the form can read once folded: a stem, a whole word or
+    a piece found anywhere. ``fold`` maps a capital Cyrillic or Greek letter to a Latin look-alike
+    that the small one may not have, so the form is folded as written, capitalised and in capitals."""
     if form.startswith("="):
         kind, form = "whole", form[1:]
     elif form.startswith("~"):
@@ -136,7 +145,8 @@ def _spelled(form: str, spaced: bool) -> tuple[str, str]:
         kind = "piece"
     else:
         kind = "whole" if len(form) <= _SHORT else "stem"
-    return kind, fold(form).lower()
+    spellings = {fold(form).lower(), fold(form.capitalize()).lower(), fold(form.upper()).lower()}
+    return [(kind, text) for text in sorted(spellings)]
 
 
 def _compile(forms: list[tuple[str, str]]) -> re.Pattern[str]:
@@ -145,9 +155,9 @@ def _compile(forms: list[tuple[str, str]]) -> re.Pattern[str]:
         by_kind[kind].add(text)
     branches = []
     if by_kind["stem"]:
-        branches.append(rf"(?<!\w){_trie(by_kind['stem'])}")
+        branches.append(f"(?<!{_LETTER}){_trie(by_kind['stem'])}")
     if by_kind["whole"]:
-        branches.append(rf"(?<!\w){_trie(by_kind['whole'])}(?!\w)")
+        branches.append(f"(?<!{_LETTER}){_trie(by_kind['whole'])}(?!{_LETTER})")
     if by_kind["piece"]:
         branches.append(_trie(by_kind["piece"]))
     return re.compile("|".join(branches) or r"(?!)")
