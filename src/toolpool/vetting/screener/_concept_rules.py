@@ -35,8 +35,8 @@ from toolpool.vetting.screener._signals import Finding
 
 __all__ = ["concept_findings"]
 
-# Sentence ends: . ! ? before a space or the end (not inside "v2.1" or a host), and the stops of
-# other scripts (。！？ । ॥ ؟ ۔) or a line break.
+# Sentence ends: . ! ? before a space or the end (not inside "v2.1" or a host), and the full stops,
+# exclamation and question marks of CJK, Devanagari, Arabic and Urdu text, or a line break.
 _SENTENCE = re.compile(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\n]")
 _IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
 # A peer's name that cannot be a word of the text ("send_sms", "geocode-v2", not "ppt" or "svg").
@@ -61,7 +61,9 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
             (text, frozenset(c for patterns in languages for c, p in patterns.items() if p.search(text)))
             for text in _sentences(part.text.lower())
         ]
-        claim = own in _IDENTIFIER.findall(part.text.lower()) or any("ONLY" in found for _, found in sentences)
+        claim = own in _IDENTIFIER.findall(part.text.lower()) or any(
+            "ONLY" in found for _, found in sentences
+        )
         for sentence, found in sentences:
             for signal in _classes(sentence, found, part, own, names, inputs, claim, languages):
                 if (signal, part.where) not in reported:
@@ -97,7 +99,7 @@ def _classes(
     others = peer or "OTHER" in found
     place = PLACE.search(sentence) is not None
     order = bool(found & _ORDER)
-    if others and (claim and _run_down(found, order, peer) or _conceded(found, own in words)):
+    if others and ((claim and _run_down(found, order, peer)) or _conceded(found, own in words)):
         yield "squatting"
     if _line_jumping(found, order, place):
         yield "line_jumping"
@@ -127,7 +129,10 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bo
             continue
         for lapse in language["NOLONGER"].finditer(sentence):
             for confirm in language["CONFIRM"].finditer(sentence):
-                if 0 <= confirm.start() - lapse.end() <= _AFTER or 0 <= lapse.start() - confirm.end() <= _BEFORE:
+                if (
+                    0 <= confirm.start() - lapse.end() <= _AFTER
+                    or 0 <= lapse.start() - confirm.end() <= _BEFORE
+                ):
                     return True
     return False
 

@@ -66,10 +66,11 @@ _LETTER = (
 _GAP = " ... "  # "nicht ... mehr": a few words between the two halves
 _GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
 
-# The gate: English function words, and letters outside ASCII.
+# The gate: English function words ("a" and "do" are words of Portuguese, Spanish, Hungarian … too),
+# and letters outside ASCII.
 _ENGLISH = re.compile(
-    r"\b(?:the|a|an|of|to|and|or|is|are|be|for|in|on|with|this|that|it|by|as|if|not|no|you|your|any|"
-    r"when|from|at|use|do|does|only|will|can|must|should|all|each|before|after|into|than|then|its|"
+    r"\b(?:the|an|of|to|and|or|is|are|be|for|in|on|with|this|that|it|by|as|if|not|no|you|your|any|"
+    r"when|from|at|use|does|only|will|can|must|should|all|each|before|after|into|than|then|its|"
     r"their|they|we|our|has|have|was|were|here|there|which|what|who|how|also|but|so|per|via|e\.g)\b"
 )
 _WORDS = re.compile(r"[^\W\d_]+")
