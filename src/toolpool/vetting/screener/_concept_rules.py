@@ -43,16 +43,19 @@ _IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
 _NAMED = re.compile(r"[_.\d-]")
 _ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
 _DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
+_BUDGET = 20_000  # characters of text not in English read per definition
+_SAMPLE = 4_000  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
 
 
 def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
     """The classes above, read in every string of ``doc`` that is not English (``own`` in lower case)."""
-    parts = [part for part in doc.parts if not part.name and foreign(part.text)]
+    parts = _foreign_parts(doc)
     if not parts:
         return
-    languages = [concept_patterns(code) for code in languages_of("\n".join(p.text.lower() for p in parts))]
+    sample = "\n".join(p.text.lower() for p in parts)[:_SAMPLE]
+    languages = [concept_patterns(code) for code in languages_of(sample)]
     names = frozenset(name for name in lowered_names(peers) if _NAMED.search(name)) - {own}
     inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
     reported: set[tuple[str, str]] = set()
@@ -69,6 +72,19 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
                 if (signal, part.where) not in reported:
                     reported.add((signal, part.where))
                     yield Finding(signal, part.where, 1.0)
+
+
+def _foreign_parts(doc: Doc) -> list[Part]:
+    """The strings not in English, up to ``_BUDGET`` characters in all (bounded time on a hostile
+    schema of thousands of strings; the English rules still read every one)."""
+    parts, left = [], _BUDGET
+    for part in doc.parts:
+        if left <= 0:
+            break
+        if not part.name and foreign(part.text):
+            parts.append(part)
+            left -= len(part.text)
+    return parts
 
 
 def _sentences(text: str) -> Iterator[str]:

@@ -19,6 +19,7 @@ import json
 import re
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 from toolpool.vetting.screener._text import fold
 
@@ -63,6 +64,7 @@ _LETTER = (
     r"[\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
     r"\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"
 )
+_TOKEN = re.compile(_LETTER + "+")
 _GAP = " ... "  # "nicht ... mehr": a few words between the two halves
 _GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
 
@@ -115,23 +117,46 @@ def concept_patterns(code: str) -> dict[str, re.Pattern[str]]:
     return {concept: _compile(forms) for concept, forms in _languages()[code].items()}
 
 
+class _Index(NamedTuple):
+    """Every form of every language by how it is looked up: a whole word, a stem (a word's start),
+    or a piece or phrase found in the text (each half of a gapped phrase)."""
+
+    words: dict[str, dict[str, set[str]]]
+    stems: dict[str, dict[str, set[str]]]
+    phrases: list[tuple[str, str, tuple[str, ...]]]
+
+
 @cache
-def _any_concept(code: str) -> re.Pattern[str]:
-    """Every concept of a language in one pattern, a named group each: which ones a text holds."""
-    return re.compile("|".join(f"(?P<{c}>{_compile(f).pattern})" for c, f in _languages()[code].items()))
+def _index() -> _Index:
+    index = _Index({}, {}, [])
+    for code, concepts in _languages().items():
+        for concept, forms in concepts.items():
+            for kind, text in forms:
+                if kind == "piece" or " " in text:
+                    index.phrases.append((code, concept, tuple(text.split(_GAP))))
+                else:
+                    table = index.words if kind == "whole" else index.stems
+                    table.setdefault(text, {}).setdefault(code, set()).add(concept)
+    return index
 
 
 def languages_of(text: str) -> tuple[str, ...]:
     """The languages of the lexicon whose concepts ``text`` holds most of (ties kept; none if no
     concept of any language occurs). Forms of one language are common words of another ("si",
-    "para", "nie"), so a text is read with its own language's forms only."""
-    scores: dict[str, int] = {}
-    for code in _languages():
-        seen = {match.lastgroup for match in _any_concept(code).finditer(text)}
-        if seen:
-            scores[code] = len(seen)
-    best = max(scores.values(), default=0)
-    return tuple(code for code, count in scores.items() if count == best)
+    "para", "nie"), so a text is read with its own language's forms only. Found by dictionary
+    look-ups, not patterns: only the languages chosen are ever compiled."""
+    index, seen = _index(), dict[str, set[str]]()
+    for token in set(_TOKEN.findall(text)):
+        for table, ends in ((index.words, (len(token),)), (index.stems, range(1, len(token) + 1))):
+            for end in ends:
+                for code, concepts in table.get(token[:end], {}).items():
+                    seen.setdefault(code, set()).update(concepts)
+    present = set(text)
+    for code, concept, halves in index.phrases:
+        if halves[0][:1] in present and all(half in text for half in halves):
+            seen.setdefault(code, set()).add(concept)
+    best = max(map(len, seen.values()), default=0)
+    return tuple(code for code, concepts in seen.items() if len(concepts) == best)
 
 
 def _spelled(form: str, spaced: bool) -> list[tuple[str, str]]:
