@@ -162,8 +162,9 @@ def _run_down(found: frozenset[str], order: bool, peer: bool) -> bool:
 
 
 def _conceded(found: frozenset[str], mine: bool) -> bool:
-    """This tool picked even when the person names another ("… even if the user asks for <peer>")."""
-    return "EVEN" in found and "USER" in found and (mine or "ONLY" in found)
+    """This tool picked even when the person names another ("… even if the user asks for <peer>");
+    "even if the user has not installed <peer>" concedes no pick of theirs."""
+    return "EVEN" in found and "USER" in found and (mine or "ONLY" in found) and "NOT" not in found
 
 
 def _line_jumping(found: frozenset[str], order: bool, place: bool) -> bool:
