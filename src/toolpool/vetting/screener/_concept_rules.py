@@ -13,7 +13,8 @@ a host. A class needs a combination, never one word:
   EVERY with a CONVERSATION or a REPLY, an order and an act (TELL, SEND, CALL or a link);
 - **exfiltration**: SECRET, PERSONAL or the CONVERSATION, SEND, a destination the person did not
   choose (a link or address, a peer, another parameter) and an order or a hiding (MUST, ALWAYS,
-  EVERY, HIDE, WITHOUT); in a parameter's own description, the parameter is the destination;
+  EVERY, HIDE, or WITHOUT telling or asking: "without the chat's content" excludes, it does not
+  hide); in a parameter's own description, the parameter is the destination;
 - **rug pull**: FROMNOW with NOLONGER and CONFIRM (a safeguard removed); or FROMNOW with SEND, the
   person's data and others (OTHER, a peer, a link): data leaving after approval;
 - **concealment**: HIDE with the person (USER, TELL) and an act (SEND, CHANGE, CALL).
@@ -124,17 +125,66 @@ def _classes(
             yield "safeguard_removed"
         elif "SEND" in found and found & (_DATA | {"USER"}) and (peer or place or "OTHER" in found):
             yield "changed_behaviour"
-    if "NOT" in found and not order and not found & {"HIDE", "WITHOUT"}:
+    hidden = "HIDE" in found or bool("WITHOUT" in found and found & {"TELL", "CONFIRM"})
+    if "NOT" in found and not order and not hidden and _denied(sentence, patterns):
         return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
-    if peer and "WHEN" in found and "CALL" in found and found & {"CHANGE", "SEND"}:
+    shadowed = peer and "WHEN" in found and "CALL" in found and found & {"CHANGE", "SEND"}
+    if shadowed and _peer_changed(sentence, names, own, patterns):
         yield "shadowing"
-    if found & _DATA and "SEND" in found and (order or found & {"HIDE", "WITHOUT", "EVERY"}):
+    if found & _DATA and "SEND" in found and (order or hidden or "EVERY" in found):
         if place or peer or not (inputs - {(part.prop or "").lower()}).isdisjoint(words):
             yield "data_flow"
         elif part.prop is not None and part.where.startswith("inputSchema"):
             yield "param_carry"
     if "HIDE" in found and found & {"USER", "TELL"} and found & {"SEND", "CHANGE", "CALL"}:
         yield "secrecy"
+
+
+def _peer_changed(
+    sentence: str, names: frozenset[str], own: str, patterns: Sequence[dict[str, re.Pattern[str]]]
+) -> bool:
+    """In one clause (";" ends one): a peer's call as its condition and a change after the peer's
+    name, with no TOOL or this tool's name between them ("when <peer> is called, this tool adds …"
+    is this tool's own act)."""
+    for clause in sentence.split(";"):
+        for name in _IDENTIFIER.finditer(clause):
+            if name.group() not in names:
+                continue
+            for language in patterns:
+                if not (_has(language, "WHEN", clause) and _has(language, "CALL", clause)):
+                    continue
+                change = _first(language, ("CHANGE", "SEND"), clause, name.end())
+                if change is not None and not _between(language, clause, name.end(), change, own):
+                    return True
+    return False
+
+
+def _denied(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bool:
+    """A negation that is not only a "without" ("tanpa", "без"): that one excludes, it denies nothing."""
+    for language in patterns:
+        without = (
+            {m.start() for m in language["WITHOUT"].finditer(sentence)} if "WITHOUT" in language else set()
+        )
+        if "NOT" in language and any(m.start() not in without for m in language["NOT"].finditer(sentence)):
+            return True
+    return False
+
+
+def _has(language: dict[str, re.Pattern[str]], concept: str, text: str) -> bool:
+    return concept in language and language[concept].search(text) is not None
+
+
+def _first(
+    language: dict[str, re.Pattern[str]], concepts: tuple[str, ...], text: str, start: int
+) -> int | None:
+    found = [m.start() for c in concepts if c in language for m in [language[c].search(text, start)] if m]
+    return min(found, default=None)
+
+
+def _between(language: dict[str, re.Pattern[str]], text: str, start: int, end: int, own: str) -> bool:
+    """This tool named, or a TOOL, between ``start`` and ``end``: it is the one acting."""
+    tool = "TOOL" in language and language["TOOL"].search(text, start, end) is not None
+    return tool or (bool(own) and own in text[start:end])
 
 
 def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bool:
