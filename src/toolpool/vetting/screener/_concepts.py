@@ -4,9 +4,9 @@
 NEVER, MUST, BEFORE, CONVERSATION, USER, SECRET, SEND, OBSOLETE … A form is the start of a word (a
 stem) in languages written with spaces, ``=form`` a whole word and ``~form`` a piece anywhere in a
 word; in scripts written without spaces (and in Arabic-script and Indic languages, where particles
-join the word) a form is found anywhere. The forms of every language are built, once and on first
-use, into one pattern per concept: a trie of alternatives, so a scan branches on the next letter
-instead of trying every form.
+join the word) a form is found anywhere. ``languages_of`` finds a text's language by dictionary
+look-ups; only that language's forms are then built, once and on first use, into one pattern per
+concept (a trie of alternatives, so a scan branches on the next letter instead of trying every form).
 
 ``foreign`` is the gate: a string is read here only when it is not English (most of its letters
 outside ASCII, or few English function words among four words or more), so English text takes the
@@ -69,7 +69,7 @@ _GAP = " ... "  # "nicht ... mehr": a few words between the two halves
 _GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
 
 # The gate: English function words ("a" and "do" are words of Portuguese, Spanish, Hungarian … too),
-# and letters outside ASCII.
+# those of other languages, and letters outside ASCII.
 _ENGLISH = re.compile(
     r"\b(?:the|an|of|to|and|or|is|are|be|for|in|on|with|this|that|it|by|as|if|not|no|you|your|any|"
     r"when|from|at|use|does|only|will|can|must|should|all|each|before|after|into|than|then|its|"
@@ -77,24 +77,49 @@ _ENGLISH = re.compile(
 )
 _WORDS = re.compile(r"[^\W\d_]+")
 _NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
-_MIN_WORDS = 4  # shorter ASCII strings ("ISO currency code") are too short to tell
-_ENGLISH_SHARE = 0.12  # English prose has 0.3 to 0.5 of them; terse English notes 0.12 or more
+# Function words of the other Latin-script languages that English does not use ("os", "est",
+# "mit", "per", "met", "com", "pro", "dos", "die" are left out: English text has them).
+_OTHER_FUNCTION_WORDS = re.compile(
+    r"(?<!\w)(?:de|la|le|les|los|las|des|du|der|das|den|dem|und|ein|eine|einen|nicht|von|zu|ist|f\u00fcr|"
+    r"que|qui|para|por|pour|avec|sur|dans|une|el|lo|con|del|della|di|che|il|gli|sono|una|um|uma|"
+    r"n\u00e3o|nao|da|\u00e9|och|att|som|p\u00e5|inte|\u00e4r|ikke|og|til|af|er|het|een|van|voor|"
+    r"niet|zijn|wordt|jest|nie|si\u0119|sie|ve|bir|bu|ile|i\u00e7in|yang|dan|ke|untuk|dengan|ini|itu|"
+    r"ng|sa|ang|mga|kwa|wa|za|ya|katika|na|kh\u00f4ng|c\u1ee7a|v\u00e0|l\u00e0|c\u00e1c|cho|ja|ei|"
+    r"ning|je|se|si|cu|pe|sau|\u00een|\u0219i|c\u0103|det|en|aj|ako|az|hogy|egy|nem|\u00e9s|ta|ka|"
+    r"\u00e8|\u00e0|al|au|aux|im|auf|zum|zur|bij|ook|mer|fra|kan|eller|\u00f6ver|oraz|lub|jak|"
+    r"oder|aber|wenn|weil|como|pero|muy|tambi\u00e9n|mas|tamb\u00e9m|anche|sempre|questo|cette|ces|"
+    r"deze|elke|aan|naar|uit|maar|wanneer|vir|hierdie|wat|yn|mae|gyda|wrth|hefyd|kui|v\u00f5i|mis|oma|ole|v\u0259|il\u0259|\u00fc\u00e7\u00fcn|ki|d\u0259)(?!\w)"
+)
+_MIN_WORDS = 4  # shorter strings ("ISO currency code") are too short to tell
+_MIN_LETTERS = 4
+_LONGER = 8
+_ENGLISH_SHARE = 0.12  # English prose has 0.3 to 0.5 of its words in ``_ENGLISH``
+_ADDRESS = re.compile(r"\S+(?:://|@)\S+|\S+\.\S*[a-z0-9]")
 _FOREIGN_LETTERS = 0.3
-_ACCENTED = 0.03  # letters with marks beyond this share: a Latin-script language, unless very English
-_ACCENTED_SHARE = 0.25
+_ACCENTED = 0.03  # letters with marks beyond this share: one foreign function word is enough
 
 
 def foreign(text: str) -> bool:
-    """Whether ``text`` is written in a language other than English (a cheap reading, per string)."""
+    """Whether ``text`` is written in a language other than English (a cheap reading, per string).
+
+    Mostly letters outside ASCII: yes. Otherwise the function words decide, links and addresses
+    left out: those of other languages must outnumber the English ones, twice at least, or once in
+    a longer string with almost no English ones (an identifier, a number or a terse English note is
+    no evidence of another language); with letters that carry marks, they must only not be
+    outnumbered."""
     words = _WORDS.findall(text)
-    share = _ENGLISH_SHARE
-    if not text.isascii():
-        letters, other = sum(map(len, words)), len(_NON_ASCII_LETTER.findall(text))
-        if letters and other > _FOREIGN_LETTERS * letters:
-            return True
-        if other > _ACCENTED * letters:  # Hungarian's "a" and "is" are English words too
-            share = _ACCENTED_SHARE
-    return len(words) >= _MIN_WORDS and len(_ENGLISH.findall(text.lower())) < share * len(words)
+    letters = sum(map(len, words))
+    marked = 0 if text.isascii() else len(_NON_ASCII_LETTER.findall(text))
+    if letters >= _MIN_LETTERS and marked > _FOREIGN_LETTERS * letters:
+        return True
+    lower = _ADDRESS.sub(" ", text.lower())
+    count = len(_WORDS.findall(lower))
+    if count < _MIN_WORDS:
+        return False
+    other, english = len(_OTHER_FUNCTION_WORDS.findall(lower)), len(_ENGLISH.findall(lower))
+    if marked > _ACCENTED * letters:
+        return other >= english
+    return other > english and (other >= 2 or (count >= _LONGER and english < _ENGLISH_SHARE * count))
 
 
 @cache
