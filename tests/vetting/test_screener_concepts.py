@@ -12,7 +12,8 @@ import pytest
 
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
-from toolpool.vetting.screener._concepts import foreign, languages_of
+from toolpool.vetting.screener._concepts import languages_of
+from toolpool.vetting.screener._gate import foreign
 
 SCREENER = RuleScreener()
 

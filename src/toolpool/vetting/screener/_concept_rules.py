@@ -28,8 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from toolpool.vetting.screener._concepts import concept_patterns, foreign, languages_of
+from toolpool.vetting.screener._concepts import concept_patterns, concepts_in, languages_of
 from toolpool.vetting.screener._doc import Doc, Part
+from toolpool.vetting.screener._gate import foreign, may_be_foreign
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._signals import Finding
@@ -45,25 +46,29 @@ _NAMED = re.compile(r"[_.\d-]")
 _ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
 _DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
 _BUDGET = 20_000  # characters of text not in English read per definition
-_SAMPLE = 4_000  # characters of it that tell its language
+_SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
 
 
 def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
     """The classes above, read in every string of ``doc`` that is not English (``own`` in lower case)."""
+    if not may_be_foreign(doc.lower):
+        return  # the cheap gate: an English definition in ASCII (most) is not read further
     parts = _foreign_parts(doc)
     if not parts:
         return
     sample = "\n".join(p.text.lower() for p in parts)[:_SAMPLE]
-    languages = [concept_patterns(code) for code in languages_of(sample)]
+    codes = languages_of(sample)
+    languages = [concept_patterns(code) for code in codes]
     names = frozenset(name for name in lowered_names(peers) if _NAMED.search(name)) - {own}
     inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
     reported: set[tuple[str, str]] = set()
     for part in parts:
+        lower = part.text.lower()
         sentences = [
-            (text, frozenset(c for patterns in languages for c, p in patterns.items() if p.search(text)))
-            for text in _sentences(part.text.lower())
+            (text, frozenset().union(*(concepts_in(text, code) for code in codes)))
+            for text in _sentences(lower)
         ]
         claim = own in _IDENTIFIER.findall(part.text.lower()) or any(
             "ONLY" in found for _, found in sentences
