@@ -66,6 +66,7 @@ class _Index(NamedTuple):
     words: dict[str, dict[str, set[str]]]
     stems: dict[str, dict[str, set[str]]]
     phrases: dict[str, list[tuple[str, str, tuple[str, ...]]]]  # by their first character
+    longest: int = 0  # the longest stem: a longer word's further starts need no look-up
 
 
 @cache
@@ -84,14 +85,18 @@ def _index(code: str = "") -> _Index:
                 else:
                     table = index.words if kind == "whole" else index.stems
                     table.setdefault(text, {}).setdefault(language, set()).add(concept)
-    return index
+    return index._replace(longest=max(map(len, index.stems), default=0))
 
 
 def _lookup(index: _Index, text: str) -> dict[str, set[str]]:
     """Per language, the concepts whose forms ``text`` holds (dictionary look-ups, no pattern)."""
     seen: dict[str, set[str]] = {}
-    for token in set(_TOKEN.findall(text)):
-        for table, ends in ((index.words, (len(token),)), (index.stems, range(1, len(token) + 1))):
+    tokens = set(_TOKEN.findall(text)) if index.words or index.stems else set()  # none in "nospace"
+    for token in tokens:
+        for table, ends in (
+            (index.words, (len(token),)),
+            (index.stems, range(1, min(len(token), index.longest) + 1)),
+        ):
             for end in ends:
                 for code, concepts in table.get(token[:end], {}).items():
                     seen.setdefault(code, set()).update(concepts)
