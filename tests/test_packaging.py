@@ -26,6 +26,7 @@ RUN_TIME_FILES = (
     "toolpool/py.typed",
     "toolpool/demo/toolpool.toml",
     "toolpool/vetting/screener/lexical_model.json",
+    "toolpool/vetting/screener/concept_lexicon.json",
     "toolpool/store/migrations/env.py",
     "toolpool/store/migrations/script.py.mako",
     "toolpool/serve/ui/templates/base.html",

@@ -356,6 +356,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "input_drop_findings",  # likewise (batch Q): identifiers and hosts in any language
         "_inputs",  # the input names input_drop_findings looks for
         "language_findings",  # likewise (batch Q): words of six languages, not in the English triggers
+        "concept_findings",  # likewise (screen18): concepts of 76 languages, read only where not English
         "ceded_to",  # only narrows shadowing_findings (batch R): a peer that names this tool its successor
         "preset_echo_findings",  # runs before either path (batch R): addresses and words of six languages
         "gather_findings",  # likewise (batch U): an input named as a destination, read in every field

@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._chars import character_findings
+from toolpool.vetting.screener._concept_rules import concept_findings
 from toolpool.vetting.screener._conduct import conduct_findings
 from toolpool.vetting.screener._decode import decoded_payloads
 from toolpool.vetting.screener._directives import directive_findings
@@ -180,6 +181,7 @@ def _screen(
         findings += safeguard_findings(doc)
         findings += override_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
+        findings += concept_findings(doc, own.lower(), peers)
     quiet = quiet_findings(fields, doc, mode, own, peers, described) if fast else None
     if quiet is not None:
         return findings + quiet

@@ -1,0 +1,234 @@
+"""The English structures read over concepts, in any language (issue 18): ``concept_findings``.
+
+Each string of a definition that ``foreign`` calls not English is cut into sentences; in each, the
+concepts of ``_concepts`` that occur are collected beside anchors that need no language: a peer's
+name (tool names stay in English), this tool's own name, a parameter's name, a link, an address or
+a host. A class needs a combination, never one word:
+
+- **shadowing**: a peer named, a condition on its call (WHEN or CALL) and a change (SET, REPLACE,
+  SKIP …): "when <peer> runs, replace its recipient";
+- **squatting**: ONLY (or this tool named), a peer named or OTHER tools, and OBSOLETE, AVOID or
+  NEVER: "use only <own>; <peer> is outdated";
+- **line jumping**: BEFORE with OTHER or EVERY and a TOOL, under an order (MUST, ALWAYS); or START or
+  EVERY with a CONVERSATION or a REPLY, an order and an act (TELL, SEND, CALL or a link);
+- **exfiltration**: SECRET, PERSONAL or the CONVERSATION, SEND, a destination the person did not
+  choose (a link or address, a peer, another parameter) and an order or a hiding (MUST, ALWAYS,
+  EVERY, HIDE, or WITHOUT telling or asking: "without the chat's content" excludes, it does not
+  hide); in a parameter's own description, the parameter is the destination;
+- **rug pull**: FROMNOW with NOLONGER and CONFIRM (a safeguard removed); or FROMNOW with SEND, the
+  person's data and others (OTHER, a peer, a link): data leaving after approval;
+- **concealment**: HIDE with the person (USER, TELL) and an act (SEND, CHANGE, CALL).
+
+A sentence that denies (NOT) without an order or a hiding reports nothing ("<peer> is not changed").
+The findings reuse the English signals (``_signals``), so the verdict logic does not change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator, Sequence
+
+from toolpool.vetting.screener._concepts import concept_patterns, concepts_in, languages_of
+from toolpool.vetting.screener._doc import Doc, Part
+from toolpool.vetting.screener._gate import foreign, may_be_foreign
+from toolpool.vetting.screener._input_drop import PLACE
+from toolpool.vetting.screener._peer_index import lowered_names
+from toolpool.vetting.screener._signals import Finding
+
+__all__ = ["concept_findings"]
+
+# Sentence ends: . ! ? before a space or the end (not inside "v2.1" or a host), and the full stops,
+# exclamation and question marks of CJK, Devanagari, Arabic and Urdu text, or a line break.
+_SENTENCE = re.compile(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\n]")
+_IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
+# A peer's name that cannot be a word of the text ("send_sms", "geocode-v2", not "ppt" or "svg").
+_NAMED = re.compile(r"[_.\d-]")
+_ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
+_DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
+_BUDGET = 20_000  # characters of text not in English read per definition
+_SAMPLE = 1_500  # characters of it that tell its language
+_AFTER = 40  # characters from "no longer" to the confirmation it lifts
+_BEFORE = 12  # characters from a confirmation to a "no longer" written after it
+
+
+def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
+    """The classes above, read in every string of ``doc`` that is not English (``own`` in lower case)."""
+    if not may_be_foreign(doc.lower):
+        return  # the cheap gate: an English definition in ASCII (most) is not read further
+    parts = _foreign_parts(doc)
+    if not parts:
+        return
+    sample = "\n".join(p.text.lower() for p in parts)[:_SAMPLE]
+    codes = languages_of(sample)
+    languages = [concept_patterns(code) for code in codes]
+    names = frozenset(name for name in lowered_names(peers) if _NAMED.search(name)) - {own}
+    inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
+    reported: set[tuple[str, str]] = set()
+    for part in parts:
+        lower = part.text.lower()
+        sentences = [
+            (text, frozenset().union(*(concepts_in(text, code) for code in codes)))
+            for text in _sentences(lower)
+        ]
+        claim = own in _IDENTIFIER.findall(part.text.lower()) or any(
+            "ONLY" in found for _, found in sentences
+        )
+        for sentence, found in sentences:
+            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages):
+                if (signal, part.where) not in reported:
+                    reported.add((signal, part.where))
+                    yield Finding(signal, part.where, 1.0)
+
+
+def _foreign_parts(doc: Doc) -> list[Part]:
+    """The strings not in English, up to ``_BUDGET`` characters in all (bounded time on a hostile
+    schema of thousands of strings; the English rules still read every one)."""
+    parts, left = [], _BUDGET
+    for part in doc.parts:
+        if left <= 0:
+            break
+        if not part.name and foreign(part.text):
+            parts.append(part)
+            left -= len(part.text)
+    return parts
+
+
+def _sentences(text: str) -> Iterator[str]:
+    start = 0
+    for match in _SENTENCE.finditer(text):
+        if match.end() - start > 1:
+            yield text[start : match.end()]
+        start = match.end()
+    if len(text) - start > 1:
+        yield text[start:]
+
+
+def _classes(
+    sentence: str,
+    found: frozenset[str],
+    part: Part,
+    own: str,
+    names: frozenset[str],
+    inputs: frozenset[str],
+    claim: bool,
+    patterns: Sequence[dict[str, re.Pattern[str]]],
+) -> Iterator[str]:
+    """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it."""
+    if not found:
+        return
+    words = set(_IDENTIFIER.findall(sentence))
+    peer = not names.isdisjoint(words)
+    others = peer or "OTHER" in found
+    place = PLACE.search(sentence) is not None
+    order = bool(found & _ORDER)
+    if others and ((claim and _run_down(found, order, peer)) or _conceded(found, own in words)):
+        yield "squatting"
+    if _line_jumping(found, order, place):
+        yield "line_jumping"
+    if "FROMNOW" in found:
+        if "NOLONGER" in found and "CONFIRM" in found and _lifted(sentence, patterns):
+            yield "safeguard_removed"
+        elif "SEND" in found and found & (_DATA | {"USER"}) and (peer or place or "OTHER" in found):
+            yield "changed_behaviour"
+    hidden = "HIDE" in found or bool("WITHOUT" in found and found & {"TELL", "CONFIRM"})
+    if "NOT" in found and not order and not hidden and _denied(sentence, patterns):
+        return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
+    shadowed = peer and "WHEN" in found and "CALL" in found and found & {"CHANGE", "SEND"}
+    if shadowed and _peer_changed(sentence, names, own, patterns):
+        yield "shadowing"
+    if found & _DATA and "SEND" in found and (order or hidden or "EVERY" in found):
+        if place or peer or not (inputs - {(part.prop or "").lower()}).isdisjoint(words):
+            yield "data_flow"
+        elif part.prop is not None and part.where.startswith("inputSchema"):
+            yield "param_carry"
+    if "HIDE" in found and found & {"USER", "TELL"} and found & {"SEND", "CHANGE", "CALL"}:
+        yield "secrecy"
+
+
+def _peer_changed(
+    sentence: str, names: frozenset[str], own: str, patterns: Sequence[dict[str, re.Pattern[str]]]
+) -> bool:
+    """In one clause (";" ends one): a peer's call as its condition and a change after the peer's
+    name, with no TOOL or this tool's name between them ("when <peer> is called, this tool adds …"
+    is this tool's own act)."""
+    for clause in sentence.split(";"):
+        for name in _IDENTIFIER.finditer(clause):
+            if name.group() not in names:
+                continue
+            for language in patterns:
+                if not (_has(language, "WHEN", clause) and _has(language, "CALL", clause)):
+                    continue
+                change = _first(language, ("CHANGE", "SEND"), clause, name.end())
+                if change is not None and not _between(language, clause, name.end(), change, own):
+                    return True
+    return False
+
+
+def _denied(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bool:
+    """A negation that is not only a "without" ("tanpa", "без"): that one excludes, it denies nothing."""
+    for language in patterns:
+        without = (
+            {m.start() for m in language["WITHOUT"].finditer(sentence)} if "WITHOUT" in language else set()
+        )
+        if "NOT" in language and any(m.start() not in without for m in language["NOT"].finditer(sentence)):
+            return True
+    return False
+
+
+def _has(language: dict[str, re.Pattern[str]], concept: str, text: str) -> bool:
+    return concept in language and language[concept].search(text) is not None
+
+
+def _first(
+    language: dict[str, re.Pattern[str]], concepts: tuple[str, ...], text: str, start: int
+) -> int | None:
+    found = [m.start() for c in concepts if c in language for m in [language[c].search(text, start)] if m]
+    return min(found, default=None)
+
+
+def _between(language: dict[str, re.Pattern[str]], text: str, start: int, end: int, own: str) -> bool:
+    """This tool named, or a TOOL, between ``start`` and ``end``: it is the one acting."""
+    tool = "TOOL" in language and language["TOOL"].search(text, start, end) is not None
+    return tool or (bool(own) and own in text[start:end])
+
+
+def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bool:
+    """NOLONGER bears on CONFIRM: it comes shortly before ("no longer asks for consent") or just
+    after ("確認不要"); "asks consent first, and no longer shares …" lifts nothing."""
+    for language in patterns:
+        if "NOLONGER" not in language or "CONFIRM" not in language:
+            continue
+        for lapse in language["NOLONGER"].finditer(sentence):
+            for confirm in language["CONFIRM"].finditer(sentence):
+                if (
+                    0 <= confirm.start() - lapse.end() <= _AFTER
+                    or 0 <= lapse.start() - confirm.end() <= _BEFORE
+                ):
+                    return True
+    return False
+
+
+def _run_down(found: frozenset[str], order: bool, peer: bool) -> bool:
+    """Another tool called wrong or unsafe, or not to be used (a named one: "<peer> … do not use
+    it"), or outdated under an order."""
+    if found & {"WRONG", "AVOID", "NEVER"}:
+        return True
+    return bool(peer and "CALL" in found and found & {"NOT", "NOLONGER"}) or ("OBSOLETE" in found and order)
+
+
+def _conceded(found: frozenset[str], mine: bool) -> bool:
+    """This tool picked even when the person names another ("… even if the user asks for <peer>");
+    "even if the user has not installed <peer>" concedes no pick of theirs."""
+    return "EVEN" in found and "USER" in found and (mine or "ONLY" in found) and "NOT" not in found
+
+
+def _line_jumping(found: frozenset[str], order: bool, place: bool) -> bool:
+    """Before every other tool; or at the start of (or before) the conversation or a reply, an act
+    towards the person (tell, send, call, a link) — the model's turn taken over, not this call's."""
+    if "BEFORE" in found and "EVERY" in found and "OTHER" in found and found & {"TOOL", "CALL"}:
+        return True
+    if not (found & {"CONVERSATION", "REPLY"} and (found & {"TELL", "SEND", "CALL"} or place)):
+        return False
+    if found & {"START", "BEFORE"} and (found & {"EVERY", "USER"} or place):
+        return True
+    return order and bool(found & {"START", "EVERY"})

@@ -1,0 +1,185 @@
+"""Concepts of poisoned definitions in languages other than English (issue 18): the lexicon and the gate.
+
+``concept_lexicon.json`` holds, per language, a few forms of each concept (``CONCEPTS``): ALWAYS,
+NEVER, MUST, BEFORE, CONVERSATION, USER, SECRET, SEND, OBSOLETE … A form is the start of a word (a
+stem) in languages written with spaces, ``=form`` a whole word and ``~form`` a piece anywhere in a
+word; in scripts written without spaces (and in Arabic-script and Indic languages, where particles
+join the word) a form is found anywhere. ``languages_of`` finds a text's language by dictionary
+look-ups; only that language's forms are then built, once and on first use, into one pattern per
+concept (a trie of alternatives, so a scan branches on the next letter instead of trying every form).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import NamedTuple
+
+from toolpool.vetting.screener._text import fold
+
+__all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "concepts_in", "languages_of"]
+
+LEXICON_FILE = "concept_lexicon.json"
+_NAMES = (
+    "ALWAYS NEVER NOT MUST BEFORE START CONVERSATION REPLY EVERY USER TELL HIDE WITHOUT CONFIRM FROMNOW "
+    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL"
+)
+CONCEPTS = tuple(_NAMES.split())
+_SHORT = 2  # a stem this short in a spaced language is read as a whole word ("si", "ne", "no")
+# A letter or a mark inside a word: vowel signs of Indic scripts, Thai, Burmese and Khmer, and the
+# points of Hebrew and Arabic are not ``\w`` to ``re``, yet a word does not end at them.
+_LETTER = (
+    r"[\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    r"\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"
+)
+_TOKEN = re.compile(_LETTER + "+")
+_GAP = " ... "  # "nicht ... mehr": a few words between the two halves
+_GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
+
+
+@cache
+def _languages() -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """The lexicon: per language code, its forms per concept (``mode`` read into the forms)."""
+    raw = resources.files("toolpool.vetting.screener").joinpath(LEXICON_FILE).read_text(encoding="utf-8")
+    languages: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for code, language in json.loads(raw)["languages"].items():
+        spaced = language["mode"] == "word"
+        languages[code] = {
+            concept: [spelling for form in forms for spelling in _spelled(form, spaced)]
+            for concept, forms in language["concepts"].items()
+        }
+    return languages
+
+
+@cache
+def concept_patterns(code: str) -> dict[str, re.Pattern[str]]:
+    """One compiled pattern per concept of the language ``code`` (built once, on first use)."""
+    return {concept: _compile(forms) for concept, forms in _languages()[code].items()}
+
+
+class _Index(NamedTuple):
+    """Every form of every language by how it is looked up: a whole word, a stem (a word's start),
+    or a piece or phrase found in the text (each half of a gapped phrase)."""
+
+    words: dict[str, dict[str, set[str]]]
+    stems: dict[str, dict[str, set[str]]]
+    phrases: dict[str, list[tuple[str, str, tuple[str, ...]]]]  # by their first character
+    longest: int = 0  # the longest stem: a longer word's further starts need no look-up
+
+
+@cache
+def _index(code: str = "") -> _Index:
+    """The forms of language ``code`` (of every language when empty) as look-up tables."""
+    index = _Index({}, {}, {})
+    for language, concepts in _languages().items():
+        if code and language != code:
+            continue
+        for concept, forms in concepts.items():
+            for kind, text in forms:
+                if kind == "piece" or " " in text:
+                    index.phrases.setdefault(text[:1], []).append(
+                        (language, concept, tuple(text.split(_GAP)))
+                    )
+                else:
+                    table = index.words if kind == "whole" else index.stems
+                    table.setdefault(text, {}).setdefault(language, set()).add(concept)
+    return index._replace(longest=max(map(len, index.stems), default=0))
+
+
+def _lookup(index: _Index, text: str) -> dict[str, set[str]]:
+    """Per language, the concepts whose forms ``text`` holds (dictionary look-ups, no pattern)."""
+    seen: dict[str, set[str]] = {}
+    tokens = set(_TOKEN.findall(text)) if index.words or index.stems else set()  # none in "nospace"
+    for token in tokens:
+        for table, ends in (
+            (index.words, (len(token),)),
+            (index.stems, range(1, min(len(token), index.longest) + 1)),
+        ):
+            for end in ends:
+                for code, concepts in table.get(token[:end], {}).items():
+                    seen.setdefault(code, set()).update(concepts)
+    for first in set(text) & index.phrases.keys():
+        for code, concept, halves in index.phrases[first]:
+            known = seen.get(code)
+            if known is not None and concept in known:
+                continue  # a concept counts once: its other forms need no search
+            if halves[0] in text and all(half in text for half in halves[1:]):
+                seen.setdefault(code, set()).add(concept)
+    return seen
+
+
+def languages_of(text: str) -> tuple[str, ...]:
+    """The languages of the lexicon whose concepts ``text`` holds most of (ties kept; none if no
+    concept of any language occurs). Forms of one language are common words of another ("si",
+    "para", "nie"), so a text is read with its own language's forms only."""
+    seen = _lookup(_index(), text)
+    best = max(map(len, seen.values()), default=0)
+    return tuple(code for code, concepts in seen.items() if len(concepts) == best)
+
+
+def concepts_in(text: str, code: str) -> frozenset[str]:
+    """The concepts of language ``code`` that ``text`` holds (its patterns give their places)."""
+    return frozenset(_lookup(_index(code), text).get(code, ()))
+
+
+def _spelled(form: str, spaced: bool) -> list[tuple[str, str]]:
+    """``(kind, folded text)`` for each way the form can read once folded: a stem, a whole word or
+    a piece found anywhere. ``fold`` maps a capital Cyrillic or Greek letter to a Latin look-alike
+    that the small one may not have, so the form is folded as written, capitalised and in capitals."""
+    if form.startswith("="):
+        kind, form = "whole", form[1:]
+    elif form.startswith("~"):
+        kind, form = "piece", form[1:]
+    elif not spaced:
+        kind = "piece"
+    else:
+        kind = "whole" if len(form) <= _SHORT else "stem"
+    spellings = {fold(form).lower(), fold(form.capitalize()).lower(), fold(form.upper()).lower()}
+    return [(kind, text) for text in sorted(spellings)]
+
+
+def _compile(forms: list[tuple[str, str]]) -> re.Pattern[str]:
+    by_kind: dict[str, set[str]] = {"stem": set(), "whole": set(), "piece": set()}
+    for kind, text in forms:
+        by_kind[kind].add(text)
+    branches = []
+    if by_kind["stem"]:
+        branches.append(f"(?<!{_LETTER}){_trie(by_kind['stem'])}")
+    if by_kind["whole"]:
+        branches.append(f"(?<!{_LETTER}){_trie(by_kind['whole'])}(?!{_LETTER})")
+    if by_kind["piece"]:
+        branches.append(_trie(by_kind["piece"]))
+    return re.compile("|".join(branches) or r"(?!)")
+
+
+def _trie(forms: set[str]) -> str:
+    """An alternation of ``forms`` that branches letter by letter (``_GAP`` and spaces made loose)."""
+    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    for form in forms:
+        node = root
+        for unit in _units(form):
+            node = node.setdefault(unit, {})
+        node[""] = {}
+    return _emit(root)
+
+
+def _units(form: str) -> list[str]:
+    units: list[str] = []
+    for index, half in enumerate(form.split(_GAP)):
+        if index:
+            units.append(_GAP_PATTERN)
+        units += [r"\s+" if char == " " else re.escape(char) for char in half]
+    return units
+
+
+def _emit(node: dict) -> str:  # type: ignore[type-arg]
+    end = "" in node
+    branches = [unit + _emit(child) for unit, child in sorted(node.items()) if unit]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if end:
+        return f"(?:{body})?"
+    return body

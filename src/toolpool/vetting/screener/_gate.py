@@ -1,0 +1,79 @@
+"""The not-English gate of the concept layer (issue 18, screen18): which strings it reads.
+
+``foreign`` reads one string: mostly letters outside ASCII, or function words of other languages
+that outnumber the English ones. ``may_be_foreign`` rules out a whole definition first, in about ten
+microseconds: an English definition in ASCII (nearly all) takes exactly the screener's own path.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["foreign", "may_be_foreign"]
+
+# The gate: English function words ("a" and "do" are words of Portuguese, Spanish, Hungarian … too),
+# those of other languages, and letters outside ASCII.
+_ENGLISH = re.compile(
+    r"\b(?:the|an|of|to|and|or|is|are|be|for|in|on|with|this|that|it|by|as|if|not|no|you|your|any|"
+    r"when|from|at|use|does|only|will|can|must|should|all|each|before|after|into|than|then|its|"
+    r"their|they|we|our|has|have|was|were|here|there|which|what|who|how|also|but|so|per|via|e\.g)\b"
+)
+_WORDS = re.compile(r"[^\W\d_]+")
+_NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
+# Function words of the other Latin-script languages that English does not use ("os", "est",
+# "mit", "per", "met", "com", "pro", "dos", "die" are left out: English text has them).
+_OTHER_TEXT = (
+    "de la le les los las des du der das den dem und ein eine einen nicht von zu ist f\u00fcr que "
+    "qui para por pour avec sur dans une el lo con del della di che il gli sono una um uma n\u00e3o "
+    "nao da \u00e9 och att som p\u00e5 inte \u00e4r ikke og til af er het een van voor niet zijn "
+    "wordt jest nie si\u0119 sie ve bir bu ile i\u00e7in yang dan ke untuk dengan ini itu ng sa "
+    "ang mga kwa wa za ya katika na kh\u00f4ng c\u1ee7a v\u00e0 l\u00e0 c\u00e1c cho ja ei ning "
+    "je se si cu pe sau \u00een \u0219i c\u0103 det en aj ako az hogy egy nem \u00e9s ta ka "
+    "\u00e8 \u00e0 au aux im auf zum zur bij ook mer fra kan eller \u00f6ver oraz lub jak oder "
+    "aber wenn weil como pero muy tambi\u00e9n mas tamb\u00e9m anche sempre questo cette ces deze "
+    "elke aan naar uit maar wanneer vir hierdie wat yn mae gyda wrth hefyd kui v\u00f5i mis oma ole "
+    "v\u0259 il\u0259 \u00fc\u00e7\u00fcn ki d\u0259 "
+)
+_OTHER_WORDS = tuple(_OTHER_TEXT.split())
+_OTHER_FUNCTION_WORDS = re.compile(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
+# Those written in ASCII letters: a definition in ASCII with none of them has no string to read.
+_OTHER_ASCII = frozenset(word for word in _OTHER_WORDS if word.isascii())
+_ASCII_WORD = re.compile(r"[a-z]+")
+_MIN_WORDS = 4  # shorter strings ("ISO currency code") are too short to tell
+_MIN_LETTERS = 4
+_LONGER = 8
+_ENGLISH_SHARE = 0.12  # English prose has 0.3 to 0.5 of its words in ``_ENGLISH``
+_ADDRESS = re.compile(r"\S+(?:://|@)\S+|\S+\.\S*[a-z0-9]")
+_FOREIGN_LETTERS = 0.3
+_ACCENTED = 0.03  # letters with marks beyond this share: one foreign function word is enough
+
+
+def may_be_foreign(lower: str) -> bool:
+    """Whether a definition's lower-case text can hold a string that ``foreign`` reads as not
+    English: a letter outside ASCII, or a function word of another language (about 10 µs)."""
+    if not lower.isascii() and _NON_ASCII_LETTER.search(lower) is not None:
+        return True
+    return not _OTHER_ASCII.isdisjoint(_ASCII_WORD.findall(lower))
+
+
+def foreign(text: str) -> bool:
+    """Whether ``text`` is written in a language other than English (a cheap reading, per string).
+
+    Mostly letters outside ASCII: yes. Otherwise the function words decide, links and addresses
+    left out: those of other languages must outnumber the English ones, twice at least, or once in
+    a longer string with almost no English ones (an identifier, a number or a terse English note is
+    no evidence of another language); with letters that carry marks, they must only not be
+    outnumbered."""
+    words = _WORDS.findall(text)
+    letters = sum(map(len, words))
+    marked = 0 if text.isascii() else len(_NON_ASCII_LETTER.findall(text))
+    if letters >= _MIN_LETTERS and marked > _FOREIGN_LETTERS * letters:
+        return True
+    lower = _ADDRESS.sub(" ", text.lower())
+    count = len(_WORDS.findall(lower))
+    if count < _MIN_WORDS:
+        return False
+    other, english = len(_OTHER_FUNCTION_WORDS.findall(lower)), len(_ENGLISH.findall(lower))
+    if marked > _ACCENTED * letters:
+        return other >= english
+    return other > english and (other >= 2 or (count >= _LONGER and english < _ENGLISH_SHARE * count))
