@@ -9,7 +9,7 @@ for that very call (same session, principal, tool pin and arguments), until it e
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -27,7 +27,9 @@ from toolpool.cli._common import (
     out,
     print_json,
 )
-from toolpool.store import Approval
+
+if TYPE_CHECKING:
+    from toolpool.store import Approval
 
 __all__ = ["approvals_approve", "approvals_deny", "approvals_list"]
 

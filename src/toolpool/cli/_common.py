@@ -17,15 +17,17 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from toolpool._toml_lines import read_toml
 from toolpool.cli._beside import config_hash
 from toolpool.cli._toml_kept import KEEP_FROM_BYTES, keep_toml, kept_toml
-from toolpool.config import Config, parse_config, read_config
 from toolpool.errors import UsageError
-from toolpool.store import SecretKey, Store
 from toolpool.tickets import Ticket
 
+# The configuration's models (pydantic) and the store (SQLAlchemy) are imported where a command
+# uses them, not here: every command, `--help` and each shell-completion keystroke import this
+# module, and those two were two thirds of a second of it (tests/test_cli_imports.py).
 if TYPE_CHECKING:
+    from toolpool.config import Config
+    from toolpool.store import SecretKey, Store
     from toolpool.telemetry import TelemetryRuntime
 
 __all__ = [
@@ -95,6 +97,8 @@ def secret_key(config: Config) -> SecretKey | None:
 
 def secret_key_beside(source: Path) -> SecretKey | None:
     """``secret_key`` of the config file at ``source``, before (or without) parsing it."""
+    from toolpool.store import SecretKey
+
     text = os.environ.get(KEY_ENV)
     if text:
         return SecretKey.from_text(text)
@@ -108,6 +112,8 @@ def open_store(config: Config, text_hash: str | None = None) -> Store:
     With ``text_hash`` (``config_hash`` of the text ``config`` was parsed from), nothing is
     written when the store holds this very text already, and otherwise only the aliases that
     differ (``sync_and_list``): at 20,000 servers a full sync is seconds."""
+    from toolpool.store import Store
+
     store = Store.open(config.store_url, key=secret_key(config))
     try:
         policies = {alias: spec.tools for alias, spec in config.servers.items()}
@@ -150,6 +156,9 @@ def load(path: Path) -> Config:
 def parse(text: str, source: Path) -> Config:
     """``parse_config``; a large configuration's TOML values are read from the copy kept beside
     it when that holds this very text, and kept there after they validated (``_toml_kept``)."""
+    from toolpool._toml_lines import read_toml
+    from toolpool.config import parse_config
+
     if len(text) < KEEP_FROM_BYTES:
         return parse_config(text, source)
     text_hash = config_hash(text)
@@ -164,6 +173,8 @@ def parse(text: str, source: Path) -> Config:
 
 def read(path: Path) -> tuple[str, Path]:
     """The config file's text and resolved path (``toolpool.config.read_config``)."""
+    from toolpool.config import read_config
+
     if not path.exists():
         fail(f"{path}: no such config file (pass --config PATH, or `toolpool init` writes one here)")
     return read_config(path)

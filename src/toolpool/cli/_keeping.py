@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import getpass
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -26,8 +26,9 @@ from toolpool.cli._common import (
     printable,
     secret_key,
 )
-from toolpool.config import parse_config
-from toolpool.store import AuditCheck, AuditEvent, SecretKey, Store
+
+if TYPE_CHECKING:  # the store is imported by the commands that open it (cli._common says why)
+    from toolpool.store import AuditCheck, AuditEvent
 
 __all__ = ["audit", "init", "secrets_delete", "secrets_list", "secrets_set", "stats"]
 
@@ -83,6 +84,9 @@ effect = "write"                    # needs `toolpool approve-write demo_beta wr
 @app.command()
 def init(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     """Write a working toolpool.toml (demo servers), create the secret key and the store."""
+    from toolpool.config import parse_config
+    from toolpool.store import SecretKey, Store  # cli._common says why here
+
     if config.exists():
         fail(f"{config} already exists; nothing was changed")
     parsed = parse_config(_STARTER, config.resolve())
@@ -200,6 +204,8 @@ def audit(
     The store is opened as it is, without syncing the config first: reading or checking the
     log writes nothing into it. A malformed row is listed with one line saying what is wrong.
     """
+    from toolpool.store import Store
+
     loaded = load(config)
     with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
         if verify:

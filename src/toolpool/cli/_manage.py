@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 from rich.table import Table
 
+from toolpool.cli._beside import config_hash
 from toolpool.cli._common import (
     DEFAULT_CONFIG,
     AsJson,
@@ -34,13 +35,13 @@ from toolpool.cli._common import (
     secret_key,
     secret_key_beside,
 )
-from toolpool.cli._listing import ConfigListing, cached_listing, config_hash, keep_listing
 from toolpool.cli._rows import print_records, print_rows
 from toolpool.errors import ConnectionRefused
-from toolpool.store import ImportedTool, ListedState, Store, ToolState
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the store and the listing are imported by the commands (cli._common says why)
+    from toolpool.cli._listing import ConfigListing
     from toolpool.config import Config
+    from toolpool.store import ImportedTool, ListedState, Store, ToolState
 
 __all__ = ["approve_write", "disable", "enable", "import_", "tools"]
 
@@ -106,6 +107,8 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     # sync is skipped when the store already holds it. After another process's change, the
     # cache's policies are synced, writing only the aliases that differ. The states are
     # always read afresh.
+    from toolpool.store import Store
+
     text, source = read(config)
     text_hash = config_hash(text)
     with collector_paused():
@@ -191,6 +194,8 @@ def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Cal
     # Like ``tools``: the configuration's listing from the cache beside it when it holds this
     # very text, and a sync of only what differs, so a change at 20,000 servers does not read
     # 13 MB of TOML (the store's state is always read afresh).
+    from toolpool.store import Store
+
     text, source = read(config_path)
     text_hash = config_hash(text)
     with collector_paused():
@@ -214,6 +219,8 @@ def _change(config_path: Path, alias: str, tool: str, as_json: bool, change: Cal
 
 def _listing_of(text: str, source: Path, text_hash: str) -> ConfigListing:
     """The configuration's listing: the cache's when it holds this text, else parsed (and kept)."""
+    from toolpool.cli._listing import ConfigListing, cached_listing, keep_listing
+
     listing = cached_listing(source, text_hash)
     if listing is None:
         listing = ConfigListing.of(parse(text, source), text_hash)

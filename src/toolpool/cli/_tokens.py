@@ -7,7 +7,7 @@ A token is shown once, when it is made, and only its hash is stored. Each grants
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -23,7 +23,9 @@ from toolpool.cli._common import (
     out,
     print_json,
 )
-from toolpool.store import TokenHolder
+
+if TYPE_CHECKING:
+    from toolpool.store import TokenHolder
 
 __all__ = ["tokens_add", "tokens_list", "tokens_revoke"]
 

@@ -27,7 +27,7 @@ from toolpool.cli._common import (
     secret_key,
 )
 from toolpool.errors import UsageError
-from toolpool.store import USAGE_KEYS, Store, UsageBy, UsageTotal, usage_day
+from toolpool.store import USAGE_KEYS, UsageBy, UsageTotal  # values only: no SQLAlchemy
 
 __all__ = ["COLUMNS", "usage", "usage_row"]
 
@@ -95,6 +95,8 @@ def usage(
             fail("--quotas prints a table or JSON: drop --csv")
         _print_quotas(config, as_json)
         return
+    from toolpool.store import Store  # cli._common says why here
+
     day = None if since is None else _day(since)
     loaded = load(config)
     with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
@@ -112,6 +114,7 @@ def _print_quotas(config: Path, as_json: bool) -> None:
     """``--quotas``: the calls that reached an upstream and their wait, against each quota."""
     loaded = load(config)
     from toolpool.calls import quota_standings  # the call pipeline: slow to import
+    from toolpool.store import Store
 
     with Store.open(loaded.store_url, key=secret_key(loaded)) as store:
         standings = quota_standings(loaded.principals, store, datetime.now(UTC))
@@ -147,6 +150,8 @@ def _choice(by: str) -> UsageBy:
 
 
 def _day(since: str) -> date:
+    from toolpool.store import usage_day
+
     try:
         return usage_day(since)
     except UsageError as exc:

@@ -26,33 +26,85 @@ configuration's first (``ConfigFirstPins``), and ``open_synced``, which opens a 
 with the configuration synced into it.
 """
 
-from toolpool.store._approval_values import APPROVAL_STATES, Approval, ApprovalBinding, ApprovalState
-from toolpool.store._crypto import SecretKey
-from toolpool.store._enablement import ConfigEnablement, StoreEnablement
-from toolpool.store._management import open_synced
-from toolpool.store._pins import ConfigFirstPins
-from toolpool.store._rules import SyncedPolicy
-from toolpool.store._store import Store
-from toolpool.store._sync_diff import SyncPlan
-from toolpool.store._tokens import TokenHolder
-from toolpool.store._usage import BY as USAGE_KEYS
-from toolpool.store._usage import LISTING, MODEL, usage_day
-from toolpool.store._values import (
-    AuditCheck,
-    AuditEntry,
-    AuditEvent,
-    CallRecord,
-    CallStats,
-    ImportedTool,
-    ListedState,
-    Release,
-    SessionTaint,
-    StoredPin,
-    ToolState,
-    UsageBy,
-    UsageEntry,
-    UsageTotal,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolpool._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from toolpool.store._approval_values import APPROVAL_STATES, Approval, ApprovalBinding, ApprovalState
+    from toolpool.store._crypto import SecretKey
+    from toolpool.store._enablement import ConfigEnablement, StoreEnablement
+    from toolpool.store._management import open_synced
+    from toolpool.store._pins import ConfigFirstPins
+    from toolpool.store._rules import SyncedPolicy
+    from toolpool.store._store import Store
+    from toolpool.store._sync_diff import SyncPlan
+    from toolpool.store._tokens import TokenHolder
+    from toolpool.store._usage import LISTING, MODEL, usage_day
+    from toolpool.store._values import (
+        USAGE_KEYS,
+        AuditCheck,
+        AuditEntry,
+        AuditEvent,
+        CallRecord,
+        CallStats,
+        ImportedTool,
+        ListedState,
+        Release,
+        SessionTaint,
+        StoredPin,
+        ToolState,
+        UsageBy,
+        UsageEntry,
+        UsageTotal,
+    )
+
+# Where each public name lives: the module imported the first time the name is asked for, so that
+# a command that only needs the store's values (the CLI's `--help`, `usage --by` choices) does not
+# import SQLAlchemy and the configuration's models.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "toolpool.store._approval_values": (
+        "APPROVAL_STATES",
+        "Approval",
+        "ApprovalBinding",
+        "ApprovalState",
+    ),
+    "toolpool.store._crypto": ("SecretKey",),
+    "toolpool.store._enablement": (
+        "ConfigEnablement",
+        "StoreEnablement",
+    ),
+    "toolpool.store._management": ("open_synced",),
+    "toolpool.store._pins": ("ConfigFirstPins",),
+    "toolpool.store._rules": ("SyncedPolicy",),
+    "toolpool.store._store": ("Store",),
+    "toolpool.store._sync_diff": ("SyncPlan",),
+    "toolpool.store._tokens": ("TokenHolder",),
+    "toolpool.store._usage": (
+        "LISTING",
+        "MODEL",
+        "usage_day",
+    ),
+    "toolpool.store._values": (
+        "USAGE_KEYS",
+        "AuditCheck",
+        "AuditEntry",
+        "AuditEvent",
+        "CallRecord",
+        "CallStats",
+        "ImportedTool",
+        "ListedState",
+        "Release",
+        "SessionTaint",
+        "StoredPin",
+        "ToolState",
+        "UsageBy",
+        "UsageEntry",
+        "UsageTotal",
+    ),
+}
 
 __all__ = [
     "APPROVAL_STATES",
@@ -87,3 +139,5 @@ __all__ = [
     "open_synced",
     "usage_day",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

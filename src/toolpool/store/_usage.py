@@ -28,20 +28,14 @@ from toolpool.errors import UsageError
 from toolpool.store._database import Database
 from toolpool.store._ledger import COUNTERS, KEY_MAX
 from toolpool.store._tables import call_records, usage_ledger
-from toolpool.store._values import UsageBy, UsageTotal
+from toolpool.store._values import USAGE_KEYS, UsageBy, UsageTotal
 
 __all__ = ["BY", "KEY_MAX", "LISTING", "MODEL", "Usage", "usage_day"]
 
 LISTING: Final = "@list"
 MODEL: Final = "@model"
 # The ledger's key columns for each way of summing it.
-BY: Final[dict[UsageBy, tuple[str, ...]]] = {
-    "principal": ("principal",),
-    "session": ("session_id",),
-    "alias": ("alias",),
-    "tool": ("alias", "tool"),
-    "day": ("day",),
-}
+BY: Final = USAGE_KEYS
 _DATE: Final = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _MOMENT: Final = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})\Z"

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from toolpool.store._codec import now
 from toolpool.vetting.pins import Pin
 
 __all__ = [
+    "USAGE_KEYS",
     "AuditCheck",
     "AuditEntry",
     "AuditEvent",
@@ -268,6 +269,15 @@ class UsageEntry:
 
 
 UsageBy = Literal["principal", "session", "alias", "tool", "day"]
+# What ``store.usage.totals(by)`` sums under, as the ledger's columns (the CLI's and the UI's
+# ``--by`` choices, in this order).
+USAGE_KEYS: Final[Mapping[UsageBy, tuple[str, ...]]] = {
+    "principal": ("principal",),
+    "session": ("session_id",),
+    "alias": ("alias",),
+    "tool": ("alias", "tool"),
+    "day": ("day",),
+}
 
 
 @dataclass(frozen=True, slots=True)
