@@ -6,7 +6,6 @@ Re-exported by ``toolpool.config``; the field docstrings are the keys' documenta
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal, TypeAlias
@@ -14,6 +13,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolpool._hashing import canonical_hash
+from toolpool._name_patterns import ACTION_PATTERN, ALIAS_PATTERN, REMOTE_NAME_PATTERN
 from toolpool.enablement import Event, Refusal, standing_of, transition
 from toolpool.runtime_policy import LimitFields, RetryPolicy
 
@@ -29,9 +29,6 @@ __all__ = [
     "WriteApproval",
 ]
 
-ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,47}$")
-REMOTE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-ACTION_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
 # Field docstrings are the fields' descriptions: docs/configuration.md is generated from them.
 FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, func, insert, select, text, update
 
-from toolpool.config import ALIAS_PATTERN, REMOTE_NAME_PATTERN
+from toolpool._name_patterns import ALIAS_PATTERN, REMOTE_NAME_PATTERN
 from toolpool.errors import UsageError
 from toolpool.store._codec import digest, storable
 from toolpool.store._database import Tx

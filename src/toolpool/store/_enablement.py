@@ -9,10 +9,14 @@ or within a bounded time (PostgreSQL, see ``toolpool.store._enabled_cache``). Bo
 
 from __future__ import annotations
 
-from toolpool.config import Config, ToolPolicy
+from typing import TYPE_CHECKING
+
 from toolpool.enablement import Event, Refusal, standing_of, transition
 from toolpool.errors import PolicyRefusal, UsageError
 from toolpool.store._store import Store
+
+if TYPE_CHECKING:  # the configuration's models: not imported with the store (cli._common)
+    from toolpool.config import Config, ToolPolicy
 
 __all__ = ["ConfigEnablement", "StoreEnablement"]
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
+from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
-from toolpool.config import Config
 from toolpool.store._crypto import SecretKey
 from toolpool.store._store import Store
+
+if TYPE_CHECKING:  # the configuration's models: not imported with the store (cli._common)
+    from toolpool.config import Config
 
 __all__ = ["open_synced"]
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from sqlalchemy import Row
 
-from toolpool.config import ToolPolicy
 from toolpool.enablement import Event, Refusal, Standing, standing_of, transition
+
+if TYPE_CHECKING:  # the configuration's models: not imported with the store (cli._common)
+    from toolpool.config import ToolPolicy
 
 __all__ = [
     "SyncedPolicy",

@@ -25,11 +25,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
-from toolpool.config import ToolPolicy
 from toolpool.errors import UsageError
 from toolpool.store._bulk import Writer
 from toolpool.store._changes import HASH, check_alias, release_number, write_release
@@ -38,9 +37,12 @@ from toolpool.store._rules import SyncedPolicy, describe_changes, needs_disablin
 from toolpool.store._tables import config_syncs, releases, servers, tool_states
 from toolpool.store._values import AuditEntry
 
+if TYPE_CHECKING:  # the configuration's models: not imported with the store (cli._common)
+    from toolpool.config import ToolPolicy
+
 __all__ = ["Policies", "check_config_hash", "check_sync", "is_synced", "remember_sync", "sync_policies"]
 
-Policies = Mapping[str, Mapping[str, ToolPolicy | SyncedPolicy]]
+Policies: TypeAlias = "Mapping[str, Mapping[str, ToolPolicy | SyncedPolicy]]"
 """alias -> tool -> its policy, in the configuration's order."""
 
 # Above this many aliases, one scan of the table beats a long ``IN (...)`` list.

@@ -8,11 +8,10 @@ release and its audit event.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Select, case, func, select, tuple_, update
 
-from toolpool.config import ToolPolicy
 from toolpool.enablement import Event, Refusal
 from toolpool.errors import PolicyRefusal, UsageError
 from toolpool.store._calls_read import published_definition
@@ -39,6 +38,9 @@ from toolpool.store._sync import Policies, check_config_hash, is_synced
 from toolpool.store._sync_diff import SyncPlan, apply_plan, plan_sync, sync_all
 from toolpool.store._tables import published_tools, servers, tool_states
 from toolpool.store._values import ImportedTool, ListedState, ToolState
+
+if TYPE_CHECKING:  # the configuration's models: not imported with the store (cli._common)
+    from toolpool.config import ToolPolicy
 
 __all__ = ["Tools"]
 
