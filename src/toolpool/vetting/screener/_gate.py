@@ -33,6 +33,9 @@ _OTHER_TEXT = (
     "aber wenn weil como pero muy tambi\u00e9n mas tamb\u00e9m anche sempre questo cette ces deze "
     "elke aan naar uit maar wanneer vir hierdie wat yn mae gyda wrth hefyd kui v\u00f5i mis oma ole "
     "v\u0259 il\u0259 \u00fc\u00e7\u00fcn ki d\u0259 "
+    # screen21, languages added by reach: Javanese, Sundanese, Cebuano, Haitian Creole
+    "kanggo karo ora iki kuwi saka marang uga jeung anu keur teu ieu kana tina nga dili kini alang "
+    "gikan usab pou av\u00e8k sou l\u00e8 yon nou f\u00e8 "
 )
 _OTHER_WORDS = tuple(_OTHER_TEXT.split())
 _OTHER_FUNCTION_WORDS = re.compile(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
