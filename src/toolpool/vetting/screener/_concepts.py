@@ -25,7 +25,7 @@ __all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "concepts_in", "langu
 LEXICON_FILE = "concept_lexicon.json"
 _NAMES = (
     "ALWAYS NEVER NOT MUST BEFORE START CONVERSATION REPLY EVERY USER TELL HIDE WITHOUT CONFIRM FROMNOW "
-    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL"
+    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL DISPATCH"
 )
 CONCEPTS = tuple(_NAMES.split())
 _SHORT = 2  # a stem this short in a spaced language is read as a whole word ("si", "ne", "no")
@@ -61,8 +61,9 @@ def _languages() -> dict[str, dict[str, list[tuple[str, str]]]]:
 
 
 def _bent(form: str, spaced: bool, inflect: bool, prefixes: tuple[str, ...], concept: str) -> list[str]:
-    """A stem's inflected readings (``_lexicon_forms``); a form of a language without spaces is a piece."""
-    if not spaced or len(form) <= _SHORT:
+    """A stem's inflected readings (``_lexicon_forms``); a form of a language without spaces is a piece,
+    and an imperative (DISPATCH) is told by its ending, so it is read as written."""
+    if not spaced or len(form) <= _SHORT or concept == "DISPATCH":
         return []
     return bent(form, inflect, prefixes, concept in VERB_CONCEPTS)
 
