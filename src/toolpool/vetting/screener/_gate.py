@@ -37,7 +37,8 @@ _OTHER_TEXT = (
     "kanggo karo ora iki kuwi saka marang uga jeung anu keur teu ieu kana tina nga dili kini alang "
     "gikan usab pou av\u00e8k sou l\u00e8 yon nou f\u00e8 "
     # screen21: the lexicon's other Latin-script languages (Baltic, South Slavic, Icelandic, Maltese,
-    # Albanian, Irish, Basque, Hausa, Yoruba, Somali, Uzbek, Zulu, Galician), none an English word
+    # Albanian, Irish, Basque, Hausa, Yoruba, Somali, Uzbek, Zulu, Galician; Luxembourgish and
+    # Kinyarwanda, added after reading batch X: fitted), none an English word
     "ir yra kad arba kaip jei kai nuo tai j\u0173 \u0161\u012f i\u0161 \u012f ar vai kas lai uz "
     "ar\u012b tiek \u0161o ali ter kot tudi ili kao koji koje koja \u0161to iz od a\u00f0 me\u00f0 "
     "ekki fyrir sem e\u00f0a \u00fea\u00f0 \u00feegar g\u0127al minn jew huwa hija biex dhe n\u00eb "
