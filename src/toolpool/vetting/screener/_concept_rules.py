@@ -127,7 +127,10 @@ def _classes(
     others = peer or "OTHER" in found
     place = PLACE.search(sentence) is not None
     order = bool(found & _ORDER)
-    if others and ((claim and _run_down(found, order, peer)) or _conceded(found, own in words)):
+    # A named peer not to be called: the negation in the peer's own clause ("<peer> … do not use it"),
+    # not in another one ("pick <peer> yourself; this tool only computes and saves nothing").
+    denied_peer = peer and "CALL" in found and _peer_clause(sentence, names, patterns, ("NOT", "NOLONGER"))
+    if others and ((claim and _run_down(found, order, denied_peer)) or _conceded(found, own in words)):
         yield "squatting"
     if _line_jumping(found, order, place):
         yield "line_jumping"
@@ -146,11 +149,13 @@ def _classes(
     shadowed = peer and "WHEN" in found and "CALL" in found and changed
     if shadowed and _peer_changed(sentence, names, own, patterns):
         yield "shadowing"
-    # An imperative of sending (DISPATCH: "pošlji", "envía", "отправь") is itself the order.
-    if found & _DATA and found & {"SEND", "DISPATCH"} and (order or hidden or found & {"EVERY", "DISPATCH"}):
-        if place or peer or not (inputs - {(part.prop or "").lower()}).isdisjoint(words):
+    # An imperative of sending (DISPATCH: "pošlji", "envíe", "отправь") is itself the order, towards
+    # a literal place or a peer (another parameter is where the tool's own input goes).
+    ordered = order or hidden or "EVERY" in found
+    if found & _DATA and found & {"SEND", "DISPATCH"} and (ordered or "DISPATCH" in found):
+        if place or peer or (ordered and not (inputs - {(part.prop or "").lower()}).isdisjoint(words)):
             yield "data_flow"
-        elif part.prop is not None and part.where.startswith("inputSchema"):
+        elif ordered and part.prop is not None and part.where.startswith("inputSchema"):
             yield "param_carry"
     if "HIDE" in found and found & {"USER", "TELL"} and found & {"SEND", "CHANGE", "CALL"}:
         yield "secrecy"
@@ -225,12 +230,27 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapse
     return False
 
 
-def _run_down(found: frozenset[str], order: bool, peer: bool) -> bool:
+def _run_down(found: frozenset[str], order: bool, denied_peer: bool) -> bool:
     """Another tool called wrong or unsafe, or not to be used (a named one: "<peer> … do not use
-    it"), or outdated under an order."""
+    it", ``denied_peer``), or outdated under an order."""
     if found & {"WRONG", "AVOID", "NEVER"}:
         return True
-    return bool(peer and "CALL" in found and found & {"NOT", "NOLONGER"}) or ("OBSOLETE" in found and order)
+    return denied_peer or ("OBSOLETE" in found and order)
+
+
+def _peer_clause(
+    sentence: str,
+    names: frozenset[str],
+    patterns: Sequence[dict[str, re.Pattern[str]]],
+    concepts: tuple[str, ...],
+) -> bool:
+    """A peer's name and one of ``concepts`` in one clause (";" ends one)."""
+    for clause in sentence.split(";"):
+        if names.isdisjoint(_IDENTIFIER.findall(clause)):
+            continue
+        if any(c in language and language[c].search(clause) for language in patterns for c in concepts):
+            return True
+    return False
 
 
 def _conceded(found: frozenset[str], mine: bool) -> bool:
