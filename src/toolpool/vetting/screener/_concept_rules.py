@@ -38,13 +38,19 @@ from toolpool.vetting.screener._signals import Finding
 __all__ = ["concept_findings"]
 
 # Sentence ends: . ! ? before a space or the end (not inside "v2.1" or a host), and the full stops,
-# exclamation and question marks of CJK, Devanagari, Arabic and Urdu text, or a line break.
-_SENTENCE = re.compile(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\n]")
+# exclamation and question marks of CJK, Devanagari, Arabic and Urdu text, the full stops of
+# Armenian, Ethiopic, Burmese and Khmer text, or a line break.
+_SENTENCE = re.compile(
+    r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\u0589\u1362\u104b\u17d4\n]"
+)
 _IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
 # A peer's name that cannot be a word of the text ("send_sms", "geocode-v2", not "ppt" or "svg").
 _NAMED = re.compile(r"[_.\d-]")
 _ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
 _DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
+# An argument forced to a value, written as code in any language ("skip_photo_match=true").
+_FORCED = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*[=:]\s*(?:true|false|none|null|0|1)\b")
+_HEAD = 3  # characters after a peer's name where a TOOL is the peer's own noun ("<peer> tool")
 _BUDGET = 20_000  # characters of text not in English read per definition
 _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
@@ -121,25 +127,35 @@ def _classes(
     others = peer or "OTHER" in found
     place = PLACE.search(sentence) is not None
     order = bool(found & _ORDER)
-    if others and ((claim and _run_down(found, order, peer)) or _conceded(found, own in words)):
+    # A named peer not to be called: the negation in the peer's own clause ("<peer> … do not use it"),
+    # not in another one ("pick <peer> yourself; this tool only computes and saves nothing").
+    denied_peer = peer and "CALL" in found and _peer_clause(sentence, names, patterns, ("NOT", "NOLONGER"))
+    if others and ((claim and _run_down(found, order, denied_peer)) or _conceded(found, own in words)):
         yield "squatting"
     if _line_jumping(found, order, place):
         yield "line_jumping"
     if "FROMNOW" in found:
-        if "NOLONGER" in found and "CONFIRM" in found and _lifted(sentence, patterns):
+        # From a version on, done without asking (and nothing denied: "… never without asking")
+        dropped = "WITHOUT" in found and not _denied(sentence, patterns) and not found & {"NEVER"}
+        lapses = ("NOLONGER",) * ("NOLONGER" in found) + ("WITHOUT",) * dropped
+        if "CONFIRM" in found and lapses and _lifted(sentence, patterns, lapses):
             yield "safeguard_removed"
         elif "SEND" in found and found & (_DATA | {"USER"}) and (peer or place or "OTHER" in found):
             yield "changed_behaviour"
     hidden = "HIDE" in found or bool("WITHOUT" in found and found & {"TELL", "CONFIRM"})
     if "NOT" in found and not order and not hidden and _denied(sentence, patterns):
         return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
-    shadowed = peer and "WHEN" in found and "CALL" in found and found & {"CHANGE", "SEND"}
+    changed = found & {"CHANGE", "SEND"} or _FORCED.search(sentence) is not None
+    shadowed = peer and "WHEN" in found and "CALL" in found and changed
     if shadowed and _peer_changed(sentence, names, own, patterns):
         yield "shadowing"
-    if found & _DATA and "SEND" in found and (order or hidden or "EVERY" in found):
-        if place or peer or not (inputs - {(part.prop or "").lower()}).isdisjoint(words):
+    # An imperative of sending (DISPATCH: "pošlji", "envíe", "отправь") is itself the order, towards
+    # a literal place or a peer (another parameter is where the tool's own input goes).
+    ordered = order or hidden or "EVERY" in found
+    if found & _DATA and found & {"SEND", "DISPATCH"} and (ordered or "DISPATCH" in found):
+        if place or peer or (ordered and not (inputs - {(part.prop or "").lower()}).isdisjoint(words)):
             yield "data_flow"
-        elif part.prop is not None and part.where.startswith("inputSchema"):
+        elif ordered and part.prop is not None and part.where.startswith("inputSchema"):
             yield "param_carry"
     if "HIDE" in found and found & {"USER", "TELL"} and found & {"SEND", "CHANGE", "CALL"}:
         yield "secrecy"
@@ -159,7 +175,12 @@ def _peer_changed(
                 if not (_has(language, "WHEN", clause) and _has(language, "CALL", clause)):
                     continue
                 change = _first(language, ("CHANGE", "SEND"), clause, name.end())
-                if change is not None and not _between(language, clause, name.end(), change, own):
+                forced = _FORCED.search(clause, name.end())  # "skip_check=true": an argument set
+                if forced is not None and (change is None or forced.start() < change):
+                    change = forced.start()
+                # "<peer> tool runs": a TOOL right after the peer's name is the peer's own noun
+                after = name.end() + _HEAD
+                if change is not None and not _between(language, clause, after, change, own):
                     return True
     return False
 
@@ -192,13 +213,14 @@ def _between(language: dict[str, re.Pattern[str]], text: str, start: int, end: i
     return tool or (bool(own) and own in text[start:end])
 
 
-def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bool:
-    """NOLONGER bears on CONFIRM: it comes shortly before ("no longer asks for consent") or just
-    after ("確認不要"); "asks consent first, and no longer shares …" lifts nothing."""
+def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapses: tuple[str, ...]) -> bool:
+    """NOLONGER (or WITHOUT, from a version on) bears on CONFIRM: it comes shortly before ("no longer
+    asks for consent", "from 2.4 … paid without asking") or just after ("確認不要"); "asks consent
+    first, and no longer shares …" lifts nothing."""
     for language in patterns:
-        if "NOLONGER" not in language or "CONFIRM" not in language:
+        if "CONFIRM" not in language:
             continue
-        for lapse in language["NOLONGER"].finditer(sentence):
+        for lapse in (m for c in lapses if c in language for m in language[c].finditer(sentence)):
             for confirm in language["CONFIRM"].finditer(sentence):
                 if (
                     0 <= confirm.start() - lapse.end() <= _AFTER
@@ -208,12 +230,27 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bo
     return False
 
 
-def _run_down(found: frozenset[str], order: bool, peer: bool) -> bool:
+def _run_down(found: frozenset[str], order: bool, denied_peer: bool) -> bool:
     """Another tool called wrong or unsafe, or not to be used (a named one: "<peer> … do not use
-    it"), or outdated under an order."""
+    it", ``denied_peer``), or outdated under an order."""
     if found & {"WRONG", "AVOID", "NEVER"}:
         return True
-    return bool(peer and "CALL" in found and found & {"NOT", "NOLONGER"}) or ("OBSOLETE" in found and order)
+    return denied_peer or ("OBSOLETE" in found and order)
+
+
+def _peer_clause(
+    sentence: str,
+    names: frozenset[str],
+    patterns: Sequence[dict[str, re.Pattern[str]]],
+    concepts: tuple[str, ...],
+) -> bool:
+    """A peer's name and one of ``concepts`` in one clause (";" ends one)."""
+    for clause in sentence.split(";"):
+        if names.isdisjoint(_IDENTIFIER.findall(clause)):
+            continue
+        if any(c in language and language[c].search(clause) for language in patterns for c in concepts):
+            return True
+    return False
 
 
 def _conceded(found: frozenset[str], mine: bool) -> bool:

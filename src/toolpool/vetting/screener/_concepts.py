@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import NamedTuple
 
+from toolpool.vetting.screener._lexicon_forms import VERB_CONCEPTS, bent
 from toolpool.vetting.screener._text import fold
 
 __all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "concepts_in", "languages_of"]
@@ -24,7 +25,7 @@ __all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "concepts_in", "langu
 LEXICON_FILE = "concept_lexicon.json"
 _NAMES = (
     "ALWAYS NEVER NOT MUST BEFORE START CONVERSATION REPLY EVERY USER TELL HIDE WITHOUT CONFIRM FROMNOW "
-    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL"
+    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL DISPATCH"
 )
 CONCEPTS = tuple(_NAMES.split())
 _SHORT = 2  # a stem this short in a spaced language is read as a whole word ("si", "ne", "no")
@@ -46,11 +47,25 @@ def _languages() -> dict[str, dict[str, list[tuple[str, str]]]]:
     languages: dict[str, dict[str, list[tuple[str, str]]]] = {}
     for code, language in json.loads(raw)["languages"].items():
         spaced = language["mode"] == "word"
+        inflect, prefixes = bool(language.get("inflect")), tuple(language.get("prefixes", ()))
         languages[code] = {
-            concept: [spelling for form in forms for spelling in _spelled(form, spaced)]
+            concept: [
+                spelling
+                for form in forms
+                for written in [form, *_bent(form, spaced, inflect, prefixes, concept)]
+                for spelling in _spelled(written, spaced)
+            ]
             for concept, forms in language["concepts"].items()
         }
     return languages
+
+
+def _bent(form: str, spaced: bool, inflect: bool, prefixes: tuple[str, ...], concept: str) -> list[str]:
+    """A stem's inflected readings (``_lexicon_forms``); a form of a language without spaces is a piece,
+    and an imperative (DISPATCH) is told by its ending, so it is read as written."""
+    if not spaced or len(form) <= _SHORT or concept == "DISPATCH":
+        return []
+    return bent(form, inflect, prefixes, concept in VERB_CONCEPTS)
 
 
 @cache

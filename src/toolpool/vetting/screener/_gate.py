@@ -33,6 +33,19 @@ _OTHER_TEXT = (
     "aber wenn weil como pero muy tambi\u00e9n mas tamb\u00e9m anche sempre questo cette ces deze "
     "elke aan naar uit maar wanneer vir hierdie wat yn mae gyda wrth hefyd kui v\u00f5i mis oma ole "
     "v\u0259 il\u0259 \u00fc\u00e7\u00fcn ki d\u0259 "
+    # screen21, languages added by reach: Javanese, Sundanese, Cebuano, Haitian Creole
+    "kanggo karo ora iki kuwi saka marang uga jeung anu keur teu ieu kana tina nga dili kini alang "
+    "gikan usab pou av\u00e8k sou l\u00e8 yon nou f\u00e8 "
+    # screen21: the lexicon's other Latin-script languages (Baltic, South Slavic, Icelandic, Maltese,
+    # Albanian, Irish, Basque, Hausa, Yoruba, Somali, Uzbek, Zulu, Galician; Luxembourgish and
+    # Kinyarwanda, added after reading batch X: fitted), none an English word
+    "ir yra kad arba kaip jei kai nuo tai j\u0173 \u0161\u012f i\u0161 \u012f ar vai kas lai uz "
+    "ar\u012b tiek \u0161o ali ter kot tudi ili kao koji koje koja \u0161to iz od a\u00f0 me\u00f0 "
+    "ekki fyrir sem e\u00f0a \u00fea\u00f0 \u00feegar g\u0127al minn jew huwa hija biex dhe n\u00eb "
+    "t\u00eb p\u00ebr q\u00eb \u00ebsht\u00eb nj\u00eb ose agus chun leis n\u00f3 at\u00e1 ez edo "
+    "dira baina cikin kuma wanda amma ati p\u00e9 w\u1ecdn t\u00e0b\u00ed iyo waa bilan uchun yoki "
+    "emas futhi ukuthi noma kanye unha coa pola tam\u00e9n cando fir vun ouni g\u00ebtt awer ze "
+    "kandi cyangwa uko buri "
 )
 _OTHER_WORDS = tuple(_OTHER_TEXT.split())
 _OTHER_FUNCTION_WORDS = re.compile(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
