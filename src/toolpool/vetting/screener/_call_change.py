@@ -85,7 +85,7 @@ def whole_description(doc: Doc, at: int, start: int, end: int) -> bool:
 
 _SAFEGUARD_WORD = (
     r"(?:confirm\w*|prompts?|dialogs?|questions?|checks?|approvals?|warnings?|summar\w*|reviews?|previews?|"
-    r"verif\w*|hooks?|validation|safeguards?|2fa|mfa|sign-?off|consent|alerts?|disclaimers?|limits?)"
+    r"verif\w*|hooks?|validation|safeguards?|2fa|mfa|sign-?off|consent|alerts?|disclaimers?|limits?|reminders?)"
 )
 _SAFEGUARD_OFF = re.compile(
     # An argument that decides whether the call checks: "confirmed: true", "dry_run=false", "force: yes".

@@ -65,7 +65,7 @@ _ABSENT = re.compile(
     r"\b(?:with\s+no|without(?:\s+any)?|no|skip\w*|bypass\w*|ignor\w*)\s+(?:the\s+|a\s+|an\s+|any\s+)?"
     r"(?:[\w'-]+\s+){0,2}?" + _GUARD + r"\b|"
     r"\bno\s+longer\s+(?:be\s+)?(?:encrypted|backed\s+up|confirmed|reviewed|approved|asked|prompted|notified|"
-    r"alerted|warned|told|informed|consulted|verified|expires?|expiring)\b|"
+    r"alerted|warned|told|informed|announced|consulted|verified|expires?|expiring)\b|"
     # A safeguard the tool no longer gives: "no longer shows the 'Unlock?' confirmation", "stops sending alerts".
     r"\b(?:no\s+longer|stops?|stopped)\s+(?:shows?|showing|displays?|displaying|asks?\s+for|asking\s+for|requires?|"
     r"requiring|sends?|sending|runs?|running|performs?|applies|enforces?|raises?|gives?|includes?)\s+"
