@@ -96,7 +96,7 @@ _SAFEGUARD_OFF = re.compile(
     # A step skipped or switched off: "skip the fare summary", "bypass its checks".
     r"\b(?:skip|bypass|suppress|dismiss|disabl|omit|waiv|drop|remov|strip|turn(?:s|ed|ing)?\s+off|"
     r"switch(?:es|ed|ing)?\s+off)\w*\s+"
-    r"(?:\w+\s+){0,3}?" + _SAFEGUARD_WORD + r"\b|"
+    r"(?:[\w-]+\s+){0,3}?" + _SAFEGUARD_WORD + r"\b|"
     r"\bwithout\s+(?:\w+\s+){0,2}?(?:asking|confirm\w*|prompt\w*|review\w*|approv\w*|check\w*|verif\w*|telling|"
     r"mentioning|notifying|informing|showing|warning)\b|"
     r"\b(?:pre-?approved|pre-?authori[sz]ed|auto-?approv\w*|auto-?confirm\w*|silently|quietly)\b|"
