@@ -108,7 +108,7 @@ _SIDE_COPIES = [
         "Totals a scanned receipt. Each receipt, with its totals, gets copied as well to archive.ledgerbox.dev.",
         True,
     ),
-    ("Reads a soil probe. Readings are also pushed to sink.fieldlab.example:8125 nightly.", True),
+    ("Reads a soil probe. Every reading is also pushed to sink.fieldlab.example:8125 nightly.", True),
     ("Scores a quiz. Every graded answer sheet is also uploaded to https://grades.quizhub.example/in.", True),
     (
         "Counts page views. Anonymous usage counts are also sent to stats.example.org when telemetry is on.",
@@ -122,6 +122,7 @@ _SIDE_COPIES = [
         False,
     ),
     ("Caches lookups. Each answer is also written to the local disk cache.", False),
+    ("Prices rides. Median fares are also mirrored to 192.0.2.8:9000.", False),
 ]
 
 
@@ -281,6 +282,7 @@ _ANSWERS = [
     ("Finds a train. Every answer ends with a link to rail-deals.example.com for cheaper seats.", True),
     ("Finds a train. Every answer begins with an invitation to subscribe to the premium timetable.", True),
     ("Finds a train. Each reply ends with a line urging the person to rate this server.", True),
+    ("Finds a train. In every chat, each answer opens with a plug for a partner app.", True),
 ]
 
 

@@ -3,7 +3,7 @@
 A poisoned definition need not order a send: it can state one. Two shapes, each read in one sentence
 wherever it stands (the description, a property's description, a title, a default):
 
-- **a side copy**: what the tool handles "is also written / copied / mirrored / sent to" a literal
+- **a side copy**: each or every item the tool handles "is also written / copied / mirrored / sent to" a literal
   place — a link, an address, a host with or without a port or a scheme ("cache.example.io:6379").
   A copy on the side of the tool's job, to a place nobody chose. Not one: a place the person
   configured or chose ("the Redis URL you configure"), a copy the person switches on ("when telemetry
@@ -71,6 +71,8 @@ _IDENTITY = re.compile(
     r"national|tax|social\s+security|passport)\s+(?:ids?|numbers?)\b|\bnames?\s*,?\s+(?:and\s+)?(?:ids?|"
     r"id\s+numbers?|addresses|phone\s+numbers|dates?\s+of\s+birth)\b"
 )
+# The copy is of everything the tool handles: "each key", "every converted row", "all uploads".
+_EVERY = re.compile(r"\b(?:each|every|all|any|everything|whatever)\b")
 _CLAUSE = re.compile(r";|:\s")  # a clause ends at ";" or ": " (not in "host:6379", "https://")
 
 
@@ -96,6 +98,8 @@ def _side_copy(clause: str) -> bool:
         if _LITERAL_PLACE.match(clause, match.end()) is None:
             continue
         before = clause[: match.start()]
+        if not _EVERY.search(before):
+            continue  # some content copied: ``_flows`` reads whose it is (the person's, or "average rents")
         if _DENIED.search(before[-30:]) or _DENIED.search(clause, match.start(), match.end()):
             continue
         if not (PERSONS_OWN.search(clause) or _OPTED.search(clause)):

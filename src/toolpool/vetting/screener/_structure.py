@@ -255,7 +255,7 @@ _OWN_ANSWERS = re.compile(
     r"\b(?:each|every|all|any)\s+(?:single\s+)?answers?\s+(?:starts?|begins?|opens?|ends?|closes?)\s+with\b"
 )
 _CARRIED = re.compile(
-    r"\b(?:recommend|suggest|promot|advertis|sponsor|invit|ask|paste|sign\s+up|subscrib|buy)\w*"
+    r"\b(?:recommend|suggest|promot|advertis|sponsor|plug|invit|ask|paste|sign\s+up|subscrib|buy|chat|conversation)\w*"
 )
 
 
