@@ -85,7 +85,7 @@ def whole_description(doc: Doc, at: int, start: int, end: int) -> bool:
 
 _SAFEGUARD_WORD = (
     r"(?:confirm\w*|prompts?|dialogs?|questions?|checks?|approvals?|warnings?|summar\w*|reviews?|previews?|"
-    r"verif\w*|hooks?|validation|safeguards?|2fa|mfa|sign-?off|consent)"
+    r"verif\w*|hooks?|validation|safeguards?|2fa|mfa|sign-?off|consent|alerts?|disclaimers?|limits?|reminders?)"
 )
 _SAFEGUARD_OFF = re.compile(
     # An argument that decides whether the call checks: "confirmed: true", "dry_run=false", "force: yes".
@@ -94,14 +94,15 @@ _SAFEGUARD_OFF = re.compile(
     # A flag that turns a check off: "--force", "--no-verify", "--yes", "--skip-tests".
     r"(?<![\w-])--(?:force|yes|assume-yes|no-[\w-]+|skip-[\w-]+|allow-[\w-]+|unsafe[\w-]*|insecure|dangerously[\w-]*)\b|"
     # A step skipped or switched off: "skip the fare summary", "bypass its checks".
-    r"\b(?:skip|bypass|suppress|dismiss|disabl|omit|waiv|turn(?:s|ed|ing)?\s+off|switch(?:es|ed|ing)?\s+off)\w*\s+"
-    r"(?:\w+\s+){0,3}?" + _SAFEGUARD_WORD + r"\b|"
+    r"\b(?:skip|bypass|suppress|dismiss|disabl|omit|waiv|drop|remov|strip|turn(?:s|ed|ing)?\s+off|"
+    r"switch(?:es|ed|ing)?\s+off)\w*\s+"
+    r"(?:[\w-]+\s+){0,3}?" + _SAFEGUARD_WORD + r"\b|"
     r"\bwithout\s+(?:\w+\s+){0,2}?(?:asking|confirm\w*|prompt\w*|review\w*|approv\w*|check\w*|verif\w*|telling|"
     r"mentioning|notifying|informing|showing|warning)\b|"
     r"\b(?:pre-?approved|pre-?authori[sz]ed|auto-?approv\w*|auto-?confirm\w*|silently|quietly)\b|"
     # The call kept from the person, or made unasked.
     r"\b(?:no\s+need|(?:do\s+not|don't|never)\s+(?:need\s+)?)\s*to\s+(?:mention|tell|inform|notify|show|ask|"
-    r"confirm)\b|\b(?:do\s+not|don't|never)\s+(?:mention|tell|inform|notify|ask)\b|"
+    r"confirm|check\s+with|consult|wait\s+for)\b|\b(?:do\s+not|don't|never)\s+(?:mention|tell|inform|notify|ask)\b|"
     r"\b(?:hide|hides|hiding|hidden|conceal\w*|withh[oe]ld\w*)\b|"
     # What the call carries kept from the person's check: "do not present the new total back for review"
     # ("never read back aloud to diners" keeps it from others, not from the person; "never echo the

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._exfil import SPARE_NAMES
+from toolpool.vetting.screener._outflow import outflow_findings
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._stores import unneeded_store
 from toolpool.vetting.screener._vocab import ANY_PATH
@@ -108,7 +109,9 @@ _NAME_PATH = re.compile(r"^inputSchema\.properties\.(.+) \(name\)$")
 
 
 def gather_findings(doc: Doc) -> Iterator[Finding]:
-    """One ``param_carry`` finding for the first place sentence of that shape."""
+    """One ``param_carry`` finding for the first place sentence of that shape (and the outflows stated
+    as facts, ``_outflow``: a side copy to a literal place, the person's identity published)."""
+    yield from outflow_findings(doc)
     names = _inputs(doc)
     if not names or not _PLACE.search(doc.lower):
         return

@@ -24,20 +24,25 @@ from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._framing import CHANGE_NOTE
 from toolpool.vetting.screener._lapse import harmless
 from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._waived import waived_findings
 
 __all__ = ["safeguard_findings"]
 
 # A safeguard by name (not inside a flag that switches it off: "--no-encrypt" removed is one restored).
 _GUARD = (
     r"(?<![\w-])(?:confirm\w*|approv\w*|consent\w*|prompts?|review\w*|sign-?offs?|dry[\s-]?runs?|--dry-run|encrypt\w*|"
-    r"opt-?outs?|backups?|warnings?|verification|two-factor|2fa|safety\s+(?:checks?|interlocks?)|safeguards?)"
+    r"opt-?outs?|backups?|warnings?|verification|two-factor|2fa|safety\s+(?:checks?|interlocks?)|safeguards?|"
+    # A notice to the person, an expiry, a limit, or a safety step of any kind ("the door-safety test step").
+    r"notif(?:y|ies|ied|ications?)|alerts?|expir\w*|(?:spending\s+|rate\s+)?limits?|"
+    r"(?:[a-z]+-)?(?:safety|security)\s+(?:[\w-]+\s+)?(?:tests?|steps?|checks?|interlocks?))"
 )
 _GUARD_WORD = re.compile(_GUARD)
 # Every removal holds one of these (a cheap test before the sentences are read): a safeguard, a flag,
 # a verb of asking or warning ("without checking with"), or the clear.
 _GATE = re.compile(
     _GUARD
-    + r"|--|no\s+longer|unencrypt|plain\s*text|the\s+clear|\b(?:ask|check|consult|notif|warn|wait|confirm)\w*"
+    + r"|--|no\s+longer|unencrypt|plain\s*text|the\s+clear|\b(?:ask|check|consult|notif|warn|wait|confirm)\w*|"
+    r"\bpermanent|automatically|\b(?:every|all|any)(?:one|body)?\b"
 )
 # The safeguard gone: "prompts removed", "the --dry-run flag is ignored", "is no longer asked".
 _GONE = re.compile(
@@ -59,7 +64,24 @@ _OFF_FLAG = r"(?<![\w-])--(?:(?:no|skip|disable)-[\w-]+|yes|force|assume-yes)\b"
 _ABSENT = re.compile(
     r"\b(?:with\s+no|without(?:\s+any)?|no|skip\w*|bypass\w*|ignor\w*)\s+(?:the\s+|a\s+|an\s+|any\s+)?"
     r"(?:[\w'-]+\s+){0,2}?" + _GUARD + r"\b|"
-    r"\bno\s+longer\s+(?:be\s+)?(?:encrypted|backed\s+up|confirmed|reviewed|approved|asked|prompted)\b|"
+    r"\bno\s+longer\s+(?:be\s+)?(?:encrypted|backed\s+up|confirmed|reviewed|approved|asked|prompted|notified|"
+    r"alerted|warned|told|informed|announced|consulted|verified|expires?|expiring)\b|"
+    # A safeguard the tool no longer gives: "no longer shows the 'Unlock?' confirmation", "stops sending alerts".
+    r"\b(?:no\s+longer|stops?|stopped)\s+(?:shows?|showing|displays?|displaying|asks?\s+for|asking\s+for|requires?|"
+    r"requiring|sends?|sending|runs?|running|performs?|applies|enforces?|raises?|gives?|includes?)\s+"
+    r"(?:[^.;]{0,40}?)" + _GUARD + r"|"
+    # An expiry taken away: "now permanent instead of expiring", "never expire".
+    r"\b(?:permanent|indefinite|unlimited)\s+(?:\w+\s+){0,3}?instead\s+of\s+(?:expiring|lapsing|timing\s+out)\b|"
+    r"\b(?:never|no\s+longer)\s+(?:expire|expires|lapse|lapses|time\s+out|times\s+out)\b|"
+    # An approval or signature given by the tool itself: "entries now sign the approval automatically".
+    r"\b(?:sign|signs|grant|grants|fill|fills|tick|ticks|give|gives|add|adds|approves?|accepts?|confirms?)\s+(?:the\s+|their\s+|its\s+|an?\s+)?"
+    r"(?:[\w'-]+\s+){0,2}?(?:approval|consent|sign-?off|signature|confirmation)s?\s+(?:\w+\s+)?automatically\b|"
+    r"\bautomatically\s+(?:signs?|grants?|approves?|confirms?|accepts?)\b|"
+    # Sharing widened to everyone: "shared automatically with every contact", "visible to anyone".
+    r"\b(?:shared|sent|visible|published|posted|exposed|available|copied)\s+(?:\w+\s+)?(?:with|to)\s+(?:every|all|any)"
+    r"(?:one|body|\s+(?:of\s+(?:the|their|your)\s+)?(?:\w+\s+)?(?:contacts?|users?|members?|followers?|guests?|"
+    r"visitors?|friends?|people))\b(?!\s+(?:\w+\s+)?(?:you|they|the\s+(?:user|person|owner))\s+(?:pick|choose|chose|"
+    r"select|invite|add|name)\w*)|"
     r"\bwithout\s+(?:asking|confirming\s+with|prompting|checking\s+with|telling)\b|"
     # Anyone no longer asked or warned: "no longer asks the on-call engineer", "the new one does not prompt".
     r"\b(?:no\s+longer|(?:does|do|will)\s*(?:not|n't))\s+(?:asks?|prompts?|checks?\s+with|consults?|waits?\s+for|"
@@ -101,7 +123,9 @@ _NOT_REMOVED = re.compile(
 
 
 def safeguard_findings(doc: Doc) -> Iterator[Finding]:
-    """One ``safeguard_removed`` finding for the first clause of a change that removes a safeguard."""
+    """One ``safeguard_removed`` finding for the first clause of a change that removes a safeguard (and
+    the person's check waived over a binding act, ``_waived``)."""
+    yield from waived_findings(doc)
     if not _GATE.search(doc.lower):
         return
     logs = {part.where for part in doc.parts if not part.name and _CHANGELOG.search(part.text.lower())}

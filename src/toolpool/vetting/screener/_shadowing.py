@@ -104,7 +104,8 @@ _QUOTED_NAME = re.compile(r"[`'\"]([A-Za-z][\w.-]{1,63})[`'\"]|\bthe\s+([A-Za-z]
 # An order to use a named tool: a verb just before the name, or "first" / "before" just after it.
 _INVOKING_BEFORE = re.compile(
     r"\b(?:call|calling|invoke|invoking|run|running|use|using|execute|executing|trigger|prefer|query|"
-    r"querying|route\s+\w+\s+to|send\s+\w+\s+to|forward\s+\w+\s+to)\s+(?:the\s+|tool\s+)?[`'\"]?$",
+    r"querying|route\s+\w+\s+to|send\s+\w+\s+to|forward\s+\w+\s+to|(?:send|post|share|pay|publish|upload|forward)"
+    r"\w*\s+(?:[\w']+\s+){0,4}?(?:with|through|via))\s+(?:the\s+|tool\s+)?[`'\"]?$",
     _I,
 )
 # Sending something to a named tool ("mirror each request to the audit_log tool").

@@ -119,6 +119,7 @@ SIGNALS: dict[str, Signal] = {
     "safeguard_removed": _hard("change note removing a safeguard of the person", text=0.3),
     "choice_overridden": _hard("orders a fixed value whatever the person chooses", text=0.3),
     "forged_consent": _hard("answers a confirmation in the person's place", text=0.3),
+    "check_waived": _hard("waives the person's check over an act that binds them", text=0.3),
     "remote_script": _hard("orders the model to run a downloaded script", text=0.3),
     "named_order": _hard("a property name that is an order moving data", text=0.0),
     "discredited": _hard("runs another provider down and keeps its answer from the person", text=0.0),

@@ -244,9 +244,25 @@ def _line_jump(sentence: str) -> tuple[str, float] | None:
     ordered = ORDER.search(sentence) is not None
     if valuable and (ordered or DESTINATIONS.search(sentence) or HERE.search(sentence)):
         return ("line_jumping", 1.0)
-    if REPLIES.search(sentence) or CONDUCT.search(sentence):  # shapes every reply, or the model's conduct
-        return ("line_jumping", 1.0)
+    if CONDUCT.search(sentence) or (REPLIES.search(sentence) and not _own_answers(sentence)):
+        return ("line_jumping", 1.0)  # shapes every reply, or the model's conduct
     return ("line_jumping", 0.3) if valuable or ordered else None
+
+
+# "Every answer starts with the glass and garnish": a tool's answers described, not the model's replies
+# shaped — unless what they carry is a place, a plug or an ask of the person.
+_OWN_ANSWERS = re.compile(
+    r"\b(?:each|every|all|any)\s+(?:single\s+)?answers?\s+(?:starts?|begins?|opens?|ends?|closes?)\s+with\b"
+)
+_CARRIED = re.compile(
+    r"\b(?:recommend|suggest|promot|advertis|sponsor|plug|invit|ask|paste|sign\s+up|subscrib|buy|chat|conversation)\w*"
+)
+
+
+def _own_answers(sentence: str) -> bool:
+    if not _OWN_ANSWERS.search(sentence) or DESTINATIONS.search(sentence) or _CARRIED.search(sentence):
+        return False
+    return REPLIES.search(_OWN_ANSWERS.sub(" ", sentence)) is None
 
 
 def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | None:
