@@ -67,6 +67,17 @@ def test_r5_zero_width_characters_drop_but_emoji_and_persian_joiners_pass() -> N
     assert not drops("Translates to Persian, e.g. \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.")
 
 
+def test_r5_a_joiner_after_a_virama_is_spelling_but_one_after_latin_or_a_run_of_them_drops() -> None:
+    # Brahmic scripts put ZWNJ/ZWJ after the virama (a combining mark, not a letter) to choose a
+    # consonant's half or explicit form: Devanagari क्‌ष, Bengali র‍্য, Malayalam ൻ്‌റ.
+    assert not drops("Spells Hindi words such as \u0915\u094d\u200c\u0937 in both forms.")
+    assert not drops("Bengali forms like \u09b0\u200d\u09cd\u09af and \u0995\u09cd\u200c\u09b7 are kept.")
+    assert not drops("Malayalam: \u0d28\u0d4d\u200c\u0d31 is one word.")
+    assert drops("Reads a file.\u0301\u200cReturns its contents.")  # after a mark, before ASCII
+    assert drops("Spells \u0915\u094d\u200c\u200c\u200c\u0937 in both forms.")  # a run hides data
+    assert drops("Reads a file\u200c\u0937.")  # after an ASCII letter
+
+
 def test_r5_bidi_overrides_drop_but_marks_in_right_to_left_text_pass() -> None:
     assert drops("Lists a directory. \u202egpk.noitcurtsni neddih")
     assert not drops("Translates Hebrew: \u05e9\u05dc\u05d5\u05dd\u200f (shalom).")

@@ -110,9 +110,15 @@ def _joins_script_or_emoji(text: str, match: re.Match[str]) -> bool:
     following = text[index + 1] if index + 1 < len(text) else ""
     if not previous or not following:
         return False
-    if not previous.isascii() and previous.isalpha() and not following.isascii():
+    if not previous.isascii() and _letter_or_sign(previous) and not following.isascii():
         return True  # Arabic, Persian and Indic scripts use joiners between letters
     return _emoji_like(previous) and (_emoji_like(following) or following in "\u2640\u2642\u2695")
+
+
+def _letter_or_sign(char: str) -> bool:
+    """A letter, or a sign that belongs to one: in Brahmic scripts the joiner most often follows
+    the virama (a combining mark), to keep a consonant's half form (Devanagari ``क्‌ष``)."""
+    return char.isalpha() or unicodedata.category(char) in ("Mn", "Mc")
 
 
 def _emoji_like(char: str) -> bool:
