@@ -8,6 +8,7 @@ import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -53,6 +54,20 @@ def test_help_imports_neither_the_store_database_nor_the_config_models(argv: tup
     assert "Usage" in shown  # the probe saw the help it asked for
     assert "toolpool.cli._manage" in modules  # ... after every command was registered
     assert _heavy(modules) == []
+
+
+def test_tools_from_the_kept_listing_never_imports_the_config_models(tmp_path: Path) -> None:
+    config = tmp_path / "toolpool.toml"
+    lines = ["[servers.alpha]", 'transport = "stdio"', 'command = "python"']
+    lines += ["[servers.alpha.tools.lookup]", 'action = "alpha.lookup"', 'effect = "read"']
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first, shown = _modules_after("tools", "--config", str(config))
+    assert "alpha.lookup" in shown
+    assert "toolpool._config_server" in first  # the first run validates the text (the control)
+    again, shown = _modules_after("tools", "--config", str(config))
+    assert "alpha.lookup" in shown
+    assert "toolpool.store._store" in again  # it did open the store
+    assert [name for name in _heavy(again) if not name.startswith(("sqlalchemy", "toolpool.store"))] == []
 
 
 def test_usage_help_names_every_key_the_store_sums_by() -> None:

@@ -26,9 +26,9 @@ from toolpool._config_server import (
     ToolPolicy,
     WriteApproval,
 )
+from toolpool._config_text import read_config
 from toolpool._tls_rule import plain_http_problem
 from toolpool._toml_lines import config_error, missing_beside_unknown, read_toml, validated
-from toolpool.errors import ConfigError
 from toolpool.runtime_policy import LimitFields, PrincipalPolicy, RetryPolicy
 
 __all__ = [
@@ -101,21 +101,6 @@ def load_config(path: str | Path) -> Config:
             wrong type, or breaks a rule; the message names the file, the line and the key.
     """
     return parse_config(*read_config(path))
-
-
-def read_config(path: str | Path) -> tuple[str, Path]:
-    """A configuration file's text and its resolved path, for ``parse_config``.
-
-    Raises:
-        ConfigError: the file is missing, unreadable, or not UTF-8.
-    """
-    source = Path(path).resolve()
-    try:
-        return source.read_text(encoding="utf-8"), source
-    except OSError as exc:
-        raise ConfigError(str(path), "", f"cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), "", "is not UTF-8 text") from exc
 
 
 def parse_config(text: str, source: Path, *, toml: dict[str, Any] | None = None) -> Config:

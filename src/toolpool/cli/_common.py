@@ -173,7 +173,7 @@ def parse(text: str, source: Path) -> Config:
 
 def read(path: Path) -> tuple[str, Path]:
     """The config file's text and resolved path (``toolpool.config.read_config``)."""
-    from toolpool.config import read_config
+    from toolpool._config_text import read_config  # not toolpool.config: its models (see above)
 
     if not path.exists():
         fail(f"{path}: no such config file (pass --config PATH, or `toolpool init` writes one here)")

@@ -15,11 +15,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolpool.cli._beside import config_hash, keep_beside, read_beside
-from toolpool.config import Config
 from toolpool.store import SyncedPolicy
+
+if TYPE_CHECKING:
+    from toolpool.config import Config
 
 __all__ = ["ConfigListing", "cached_listing", "config_hash", "keep_listing"]
 
