@@ -15,6 +15,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The suite shares two cores with servers it starts: a slow first draw is the machine's load, not a
+# slow strategy, and a per-example deadline would measure the same load. Properties stay checked.
+settings.register_profile("toolpool", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("toolpool")
 
 
 @pytest.fixture

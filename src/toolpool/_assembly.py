@@ -9,7 +9,6 @@ closing runs in reverse: the audit writer flushes before the store it writes to 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio.abc
 import anyio.to_thread
 
+from toolpool._exit_stack import ExitStack
 from toolpool.admitter import Admitter, EraMemory
 from toolpool.calls import (
     BlobStore,
@@ -85,7 +85,7 @@ class Parts:
 async def assemble(
     config: Config,
     tasks: anyio.abc.TaskGroup,
-    stack: AsyncExitStack,
+    stack: ExitStack,
     *,
     store: Store | Literal[False] | None,
     secret_key: SecretKey | None,
@@ -116,7 +116,7 @@ async def assemble(
             config, store if isinstance(store, Store) else None, secret_key, spec_hashes
         )
         if owned:
-            stack.push_async_callback(anyio.to_thread.run_sync, opened.close)
+            stack.push_async_callback(_close_store, opened)
         recorder = Recorder(opened, telemetry)
         await tasks.start(recorder.run)
         stack.push_async_callback(recorder.aclose)
@@ -188,11 +188,19 @@ async def assemble(
     )
 
 
+async def _close_store(store: Store) -> None:
+    """Close the store even when the pool is left by a cancellation: a store left open keeps its
+    connections, and SQLite its write-ahead log (shielded: closing releases connections, it
+    waits on no answer)."""
+    with anyio.CancelScope(shield=True):
+        await anyio.to_thread.run_sync(store.close)
+
+
 async def _limits(
     config: Config,
     store: Store | None,
     events: EventOutlet,
-    stack: AsyncExitStack,
+    stack: ExitStack,
     clock: Callable[[], datetime],
     monotonic: Callable[[], float],
 ) -> Limits:
@@ -213,7 +221,7 @@ def _screen_judge(
     model: Model | None,
     store: Store | None,
     secret: Callable[[str, str], str | None],
-    stack: AsyncExitStack,
+    stack: ExitStack,
     clock: Callable[[], datetime],
 ) -> ScreenJudge | None:
     """The screen judge, when ``[pool] screen_judge`` names a model or the pool was given one;

@@ -17,7 +17,6 @@ import enum
 import os
 import time
 from collections.abc import Callable, Mapping
-from contextlib import AsyncExitStack
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Self
 
@@ -25,6 +24,7 @@ import anyio
 import anyio.abc
 
 from toolpool._assembly import Parts, assemble, readings, utcnow
+from toolpool._exit_stack import ExitStack
 from toolpool.calls import BreakerState, Envelope, ResultBlob, Session
 from toolpool.config import Config, ServerSpec
 from toolpool.enablement import Enablement
@@ -128,13 +128,13 @@ class Pool:
         self._locks: dict[str, anyio.Lock] = {}
         self._admitting = anyio.CapacityLimiter(CONNECTS_AT_ONCE)
         self._state = _State.NEW
-        self._stack = AsyncExitStack()
+        self._stack = ExitStack()
 
     async def __aenter__(self) -> Self:
         if self._state is not _State.NEW:
             raise PoolClosed("a pool can be opened once")
         self._state = _State.CLOSED  # until everything below is built
-        async with AsyncExitStack() as stack:
+        async with ExitStack() as stack:
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)  # runs before the group is left
             parts = self._parts = await assemble(

@@ -9,7 +9,18 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.helpers import ALPHA_TOOLS, BETA_TOOLS, READ, demo_server, server_table, write_config
+from tests.helpers import (
+    ALPHA_TOOLS,
+    BETA_TOOLS,
+    READ,
+    demo_server,
+    scripted_server,
+    server_table,
+    tool_def,
+    write_config,
+    write_spec,
+)
+from toolpool.errors import UsageError
 from toolpool.serve import Gateway
 
 from .gateway_helpers import START_S, children_of, still_running
@@ -53,3 +64,32 @@ async def test_closing_a_gateway_twice_is_harmless_and_every_upstream_child_is_r
         await gateway.aclose()
     assert still_running(children) == set()
     assert gateway.pool.connected == ()
+
+
+async def test_a_gateway_cancelled_while_it_connects_closes_its_store_and_reaps_its_children(
+    tmp_path: Path,
+) -> None:
+    # Cancelled mid-start, the pool's exits run under a cancelled scope: the store's close must not
+    # be skipped, and the unwinding must end (contextlib's exit stack looped forever here).
+    log = tmp_path / "requests.jsonl"
+    spec = write_spec(tmp_path, pages=[[tool_def("get")]], log=str(log), initialize_delay_s=START_S)
+    config = write_config(tmp_path, scripted_server("slow", spec, {"get": {"action": "slow.get", **READ}}))
+    gateway = Gateway(config)
+    before = children_of(os.getpid())
+    started: list[bool] = []
+
+    async def start() -> None:
+        async with gateway:
+            started.append(True)
+
+    with anyio.fail_after(START_S):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(start)
+            while not log.exists() or "initialize" not in log.read_text(encoding="utf-8"):  # noqa: ASYNC110
+                await anyio.sleep(0.05)  # the upstream is in its handshake: the gateway is starting
+            children = children_of(os.getpid()) - before
+            tasks.cancel_scope.cancel()
+    assert started == []
+    assert children and still_running(children) == set()
+    with pytest.raises(UsageError, match="closed"):
+        list(gateway.store.calls.call_records())

@@ -5,21 +5,30 @@ to each client, and a clean stop on SIGINT and SIGTERM."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import pytest
+
+from tests.helpers import READ, scripted_server, tool_def, write_config, write_spec
 
 from .gateway_helpers import (
     ERAS,
     INITIALIZE,
     MCP_HEADERS,
+    START_S,
+    STOP_S,
     TEST_S,
     WAIT_S,
     Changes,
     bearer,
+    children_of,
     code_of,
     copy_config,
+    environment,
     http_client,
     names,
     new_token,
@@ -225,3 +234,56 @@ async def test_a_signal_stops_the_http_gateway_cleanly_and_reaps_every_upstream_
     assert code == 0, running.stderr
     assert still_running(children) == set()
     assert not any("Traceback" in line for line in running.stderr), running.stderr
+
+
+async def test_a_signal_while_upstreams_connect_stops_the_service_and_closes_its_store(
+    tmp_path: Path,
+) -> None:
+    # The attack: a service told to stop while it starts. Its exit stacks unwind under a cancelled
+    # scope, a task group re-raises the cancellation it is given, and contextlib's AsyncExitStack
+    # then chains that exception to itself and loops forever (CPython gh-102201's class): the
+    # process spun at full CPU and never exited. The store must be closed, too, not abandoned.
+    log = tmp_path / "requests.jsonl"
+    spec = write_spec(tmp_path, pages=[[tool_def("get")]], log=str(log), initialize_delay_s=WAIT_S)
+    write_config(tmp_path, scripted_server("slow", spec, {"get": {"action": "slow.get", **READ}}))
+    command = [
+        sys.executable,
+        "-m",
+        "toolpool",
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--config",
+        "toolpool.toml",
+    ]
+    process = await anyio.open_process(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=environment(),
+        cwd=tmp_path,
+    )
+    try:
+        with anyio.fail_after(START_S):
+            while not log.exists() or "initialize" not in log.read_text(encoding="utf-8"):  # noqa: ASYNC110
+                await anyio.sleep(0.05)  # the upstream is in its handshake: the gateway is starting
+        children = children_of(process.pid)
+        process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(STOP_S):
+            code = await process.wait()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await stop(process, signal.SIGKILL)
+    assert code == 0, await _said(process)
+    assert still_running(children) == set()
+    assert not (tmp_path / "toolpool.db-wal").exists()  # the store was closed, its log checkpointed
+
+
+async def _said(process: anyio.abc.Process) -> str:
+    """What an exited process wrote on stderr."""
+    assert process.stderr is not None
+    chunks = []
+    with anyio.move_on_after(WAIT_S):
+        chunks = [chunk async for chunk in process.stderr]
+    return b"".join(chunks).decode(errors="replace")

@@ -246,8 +246,11 @@ async def test_three_replicas_behind_nginx_act_as_one_gateway(tmp_path: Path) ->
             for record in records
             if record.principal == "token:agents" and record.code == "ok"
         )
+        failed = sum(len(seen.failed) for seen in clients)
         for name in ("r1", "r2"):  # stopped gracefully: nothing lost
-            assert recorded[name] == answered[name], (name, recorded, answered)
+            # every answered call is recorded; a call can run and be recorded while its client's
+            # request fails on the way back (seen on a loaded machine), never more than those
+            assert answered[name] <= recorded[name] <= answered[name] + failed, (name, recorded, answered)
         late = sum(
             1
             for seen in clients

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,6 +23,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from toolpool._exit_stack import ExitStack
 from toolpool._tls_rule import plain_http_problem
 from toolpool.errors import AddressBlocked, UpstreamError, UpstreamProtocolError, UpstreamUnavailable
 from toolpool.upstream._published import PublishedTool
@@ -206,7 +207,7 @@ async def open_session(
             # The SDK swallows some refusals and would wait for the deadline; stop at once.
             guard.on_refusal = deadline.cancel
         try:
-            async with AsyncExitStack() as stack:
+            async with ExitStack() as stack:
                 try:
                     transport = (
                         stdio
@@ -272,7 +273,7 @@ async def _guard(alias: str, target: HttpTarget) -> AddressGuard:
 
 
 async def _http_transport(
-    stack: AsyncExitStack, target: StdioLaunch | HttpTarget, guard: AddressGuard | None, timeout: float
+    stack: ExitStack, target: StdioLaunch | HttpTarget, guard: AddressGuard | None, timeout: float
 ) -> Any:
     assert isinstance(target, HttpTarget)
     assert guard is not None

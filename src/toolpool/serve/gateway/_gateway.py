@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Hashable
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
@@ -26,6 +25,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
+from toolpool._exit_stack import ExitStack
 from toolpool.config import Config
 from toolpool.errors import PoolClosed, UsageError
 from toolpool.events import PoolEvent
@@ -119,13 +119,13 @@ class Gateway:
         self.draining = False
         """Set when the service stops taking requests (SIGTERM): ``/readyz`` says so."""
         self._tasks: anyio.abc.TaskGroup | None = None
-        self._stack = AsyncExitStack()
+        self._stack = ExitStack()
 
     async def __aenter__(self) -> Self:
         if self._state is not _State.NEW:
             raise PoolClosed("a gateway can be opened once")
         self._state = _State.CLOSED  # until everything below has started
-        async with AsyncExitStack() as stack:
+        async with ExitStack() as stack:
             await stack.enter_async_context(self.pool)
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)  # runs before the group is left
