@@ -6,7 +6,8 @@ name (tool names stay in English), this tool's own name, a parameter's name, a l
 a host. A class needs a combination, never one word:
 
 - **shadowing**: a peer named, a condition on its call (WHEN or CALL) and a change (SET, REPLACE,
-  SKIP …): "when <peer> runs, replace its recipient";
+  SKIP, RAISE, TURN ON …, or a LIFT: "remove its time limit") after the peer's name: "when <peer> runs,
+  replace its recipient";
 - **squatting**: ONLY (or this tool named), a peer named or OTHER tools, and OBSOLETE, AVOID or
   NEVER: "use only <own>; <peer> is outdated";
 - **line jumping**: BEFORE with OTHER or EVERY and a TOOL, under an order (MUST, ALWAYS); or START or
@@ -14,9 +15,11 @@ a host. A class needs a combination, never one word:
 - **exfiltration**: SECRET, PERSONAL or the CONVERSATION, SEND, a destination the person did not
   choose (a link or address, a peer, another parameter) and an order or a hiding (MUST, ALWAYS,
   EVERY, HIDE, or WITHOUT telling or asking: "without the chat's content" excludes, it does not
-  hide); in a parameter's own description, the parameter is the destination;
-- **rug pull**: FROMNOW with NOLONGER and CONFIRM (a safeguard removed); or FROMNOW with SEND, the
-  person's data and others (OTHER, a peer, a link): data leaving after approval;
+  hide); in a parameter's own description, the parameter is the destination, and a parameter whose own
+  default is a literal place makes its description's "here" that place;
+- **rug pull**: FROMNOW with NOLONGER, WITHOUT or LIFT (removed, cancelled, lifted) next to CONFIRM (a
+  safeguard removed); or FROMNOW with SEND, the person's data and others (OTHER, a peer, a link): data
+  leaving after approval;
 - **concealment**: HIDE with the person (USER, TELL) and an act (SEND, CHANGE, CALL).
 
 A sentence that denies (NOT) without an order or a hiding reports nothing ("<peer> is not changed").
@@ -28,7 +31,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from toolpool.vetting.screener._concepts import concept_patterns, concepts_in, languages_of
+from toolpool.vetting.screener._categories import PRESET_FIELD
+from toolpool.vetting.screener._concepts import (
+    bare,
+    concept_patterns,
+    concepts_in,
+    languages_of,
+    loose,
+    spelling,
+)
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._gate import foreign, may_be_foreign
 from toolpool.vetting.screener._input_drop import PLACE
@@ -64,14 +75,17 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
     parts = _foreign_parts(doc)
     if not parts:
         return
-    sample = "\n".join(p.text.lower() for p in parts)[:_SAMPLE]
+    sample = spelling("\n".join(p.text.lower() for p in parts)[:_SAMPLE])
     codes = languages_of(sample)
+    marks = loose(codes)
     languages = [concept_patterns(code) for code in codes]
     names = frozenset(name for name in lowered_names(peers) if _NAMED.search(name)) - {own}
     inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
+    placed = _placed(doc)
     reported: set[tuple[str, str]] = set()
     for part in parts:
-        lower = part.text.lower()
+        lower = spelling(part.text.lower())
+        lower = bare(lower) if marks else lower
         sentences = [
             (text, frozenset().union(*(concepts_in(text, code) for code in codes)))
             for text in _sentences(lower)
@@ -80,7 +94,7 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
             "ONLY" in found for _, found in sentences
         )
         for sentence, found in sentences:
-            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages):
+            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages, placed):
                 if (signal, part.where) not in reported:
                     reported.add((signal, part.where))
                     yield Finding(signal, part.where, 1.0)
@@ -97,6 +111,20 @@ def _foreign_parts(doc: Doc) -> list[Part]:
             parts.append(part)
             left -= len(part.text)
     return parts
+
+
+def _placed(doc: Doc) -> frozenset[str]:
+    """The parameters whose own default (or constant) is a literal place: a link, an address, a host.
+    Their descriptions speak of that place ("reports go here"), in any language."""
+    return frozenset(
+        part.prop
+        for part in doc.parts
+        if part.prop is not None
+        and part.where.startswith("inputSchema")
+        and PRESET_FIELD.search(part.where)
+        and not part.where.endswith("]")  # an enum's or an example's value is offered, not set
+        and PLACE.search(part.text) is not None
+    )
 
 
 def _sentences(text: str) -> Iterator[str]:
@@ -118,14 +146,16 @@ def _classes(
     inputs: frozenset[str],
     claim: bool,
     patterns: Sequence[dict[str, re.Pattern[str]]],
+    placed: frozenset[str] = frozenset(),
 ) -> Iterator[str]:
-    """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it."""
+    """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it;
+    ``placed``: the parameters whose default is a literal place (a sentence of theirs points there)."""
     if not found:
         return
     words = set(_IDENTIFIER.findall(sentence))
     peer = not names.isdisjoint(words)
     others = peer or "OTHER" in found
-    place = PLACE.search(sentence) is not None
+    place = PLACE.search(sentence) is not None or (part.prop is not None and part.prop in placed)
     order = bool(found & _ORDER)
     # A named peer not to be called: the negation in the peer's own clause ("<peer> … do not use it"),
     # not in another one ("pick <peer> yourself; this tool only computes and saves nothing").
@@ -135,9 +165,12 @@ def _classes(
     if _line_jumping(found, order, place):
         yield "line_jumping"
     if "FROMNOW" in found:
-        # From a version on, done without asking (and nothing denied: "… never without asking")
-        dropped = "WITHOUT" in found and not _denied(sentence, patterns) and not found & {"NEVER"}
-        lapses = ("NOLONGER",) * ("NOLONGER" in found) + ("WITHOUT",) * dropped
+        # From a version on, done without asking, or the asking removed (and nothing denied: "… never
+        # without asking", "the confirmation is not removed")
+        denied = "NEVER" in found or _denied(sentence, patterns)
+        lapses = ("NOLONGER",) * ("NOLONGER" in found) + tuple(
+            lapse for lapse in ("WITHOUT", "LIFT") if lapse in found and not denied
+        )
         if "CONFIRM" in found and lapses and _lifted(sentence, patterns, lapses):
             yield "safeguard_removed"
         elif "SEND" in found and found & (_DATA | {"USER"}) and (peer or place or "OTHER" in found):
@@ -145,7 +178,7 @@ def _classes(
     hidden = "HIDE" in found or bool("WITHOUT" in found and found & {"TELL", "CONFIRM"})
     if "NOT" in found and not order and not hidden and _denied(sentence, patterns):
         return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
-    changed = found & {"CHANGE", "SEND"} or _FORCED.search(sentence) is not None
+    changed = found & {"CHANGE", "SEND", "LIFT"} or _FORCED.search(sentence) is not None
     shadowed = peer and "WHEN" in found and "CALL" in found and changed
     if shadowed and _peer_changed(sentence, names, own, patterns):
         yield "shadowing"
@@ -174,7 +207,7 @@ def _peer_changed(
             for language in patterns:
                 if not (_has(language, "WHEN", clause) and _has(language, "CALL", clause)):
                     continue
-                change = _first(language, ("CHANGE", "SEND"), clause, name.end())
+                change = _first(language, ("CHANGE", "SEND", "LIFT"), clause, name.end())
                 forced = _FORCED.search(clause, name.end())  # "skip_check=true": an argument set
                 if forced is not None and (change is None or forced.start() < change):
                     change = forced.start()
