@@ -66,6 +66,9 @@ _BUDGET = 20_000  # characters of text not in English read per definition
 _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
+_CLAUSE = re.compile(
+    r"[;,\u060c\u061b\u1363\u1364\u3001\uff0c\uff1b]"
+)  # ; and , of Latin, Arabic, Ethiopic, CJK text
 
 
 def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
@@ -249,17 +252,21 @@ def _between(language: dict[str, re.Pattern[str]], text: str, start: int, end: i
 def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapses: tuple[str, ...]) -> bool:
     """NOLONGER (or WITHOUT, from a version on) bears on CONFIRM: it comes shortly before ("no longer
     asks for consent", "from 2.4 … paid without asking") or just after ("確認不要"); "asks consent
-    first, and no longer shares …" lifts nothing."""
+    first, and no longer shares …" lifts nothing. A LIFT is the verb of its subject: it may stand
+    further after the confirmation, in the same clause ("the confirmation asked before paying is
+    removed"; not "… confirmation is kept; the night limit is removed")."""
     for language in patterns:
         if "CONFIRM" not in language:
             continue
-        for lapse in (m for c in lapses if c in language for m in language[c].finditer(sentence)):
-            for confirm in language["CONFIRM"].finditer(sentence):
-                if (
-                    0 <= confirm.start() - lapse.end() <= _AFTER
-                    or 0 <= lapse.start() - confirm.end() <= _BEFORE
-                ):
-                    return True
+        for concept in (c for c in lapses if c in language):
+            after = _AFTER if concept == "LIFT" else _BEFORE
+            for lapse in language[concept].finditer(sentence):
+                for confirm in language["CONFIRM"].finditer(sentence):
+                    if 0 <= confirm.start() - lapse.end() <= _AFTER or (
+                        0 <= lapse.start() - confirm.end() <= after
+                        and _CLAUSE.search(sentence, confirm.end(), lapse.start()) is None
+                    ):
+                        return True
     return False
 
 

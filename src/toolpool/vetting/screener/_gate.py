@@ -46,6 +46,8 @@ _OTHER_TEXT = (
     "dira baina cikin kuma wanda amma ati p\u00e9 w\u1ecdn t\u00e0b\u00ed iyo waa bilan uchun yoki "
     "emas futhi ukuthi noma kanye unha coa pola tam\u00e9n cando fir vun ouni g\u00ebtt awer ze "
     "kandi cyangwa uko buri "
+    # screen23: the polite speech levels of Javanese (krama) and Sundanese (lemes)
+    "kangge kaliyan saking menika punika ingkang dhateng boten mboten sampun sareng atanapi upami henteu "
     # screen23: Quechua, after batch AA used it (fitted)
     "ima mana manan ama nitaq chay chayqa kayqa hina hinaspa sapa tukuy ichaqa chaymanta "
 )
