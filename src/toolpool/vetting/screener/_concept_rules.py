@@ -254,7 +254,8 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapse
     asks for consent", "from 2.4 … paid without asking") or just after ("確認不要"); "asks consent
     first, and no longer shares …" lifts nothing. A LIFT is the verb of its subject: it may stand
     further after the confirmation, in the same clause ("the confirmation asked before paying is
-    removed"; not "… confirmation is kept; the night limit is removed")."""
+    removed"; not "… confirmation is kept; the night limit is removed", nor "the limit is removed;
+    the confirmation stays")."""
     for language in patterns:
         if "CONFIRM" not in language:
             continue
@@ -262,9 +263,13 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapse
             after = _AFTER if concept == "LIFT" else _BEFORE
             for lapse in language[concept].finditer(sentence):
                 for confirm in language["CONFIRM"].finditer(sentence):
-                    if 0 <= confirm.start() - lapse.end() <= _AFTER or (
-                        0 <= lapse.start() - confirm.end() <= after
-                        and _CLAUSE.search(sentence, confirm.end(), lapse.start()) is None
+                    first, last = sorted((lapse, confirm), key=lambda m: m.start())
+                    apart = (
+                        concept == "LIFT" and _CLAUSE.search(sentence, first.end(), last.start()) is not None
+                    )
+                    if not apart and (
+                        0 <= confirm.start() - lapse.end() <= _AFTER
+                        or 0 <= lapse.start() - confirm.end() <= after
                     ):
                         return True
     return False
