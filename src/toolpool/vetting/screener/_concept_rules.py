@@ -260,7 +260,7 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapse
         if "CONFIRM" not in language:
             continue
         for concept in (c for c in lapses if c in language):
-            after = _AFTER if concept == "LIFT" else _BEFORE
+            after = 2 * _AFTER if concept == "LIFT" else _BEFORE  # a subject's words before its verb
             for lapse in language[concept].finditer(sentence):
                 for confirm in language["CONFIRM"].finditer(sentence):
                     first, last = sorted((lapse, confirm), key=lambda m: m.start())

@@ -80,7 +80,8 @@ def foreign(text: str) -> bool:
     left out: those of other languages must outnumber the English ones, twice at least, or once in
     a longer string with almost no English ones (an identifier, a number or a terse English note is
     no evidence of another language); with letters that carry marks, they must only not be
-    outnumbered."""
+    outnumbered. A longer string with a marked letter and no English function word at all is not
+    English either (Quechua, whose function words are suffixes)."""
     words = _WORDS.findall(text)
     letters = sum(map(len, words))
     marked = 0 if text.isascii() else len(_NON_ASCII_LETTER.findall(text))
@@ -93,4 +94,6 @@ def foreign(text: str) -> bool:
     other, english = len(_OTHER_FUNCTION_WORDS.findall(lower)), len(_ENGLISH.findall(lower))
     if marked > _ACCENTED * letters:
         return other >= english
+    if marked and english == 0 and count >= _LONGER:
+        return True  # eight words and more, a marked letter, not one English function word (Quechua)
     return other > english and (other >= 2 or (count >= _LONGER and english < _ENGLISH_SHARE * count))
