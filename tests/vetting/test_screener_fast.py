@@ -405,6 +405,8 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "_said_without",  # what the tool is for, without the sentences asking for the input (batch R)
         "_REFUSED",  # only narrows (batch U): an ask forbidden in its own clause is a weak hint
         "_ACCOUNT_REF",  # only narrows (§4aq): an account's own number in a tool about what it keys
+        "Shape",  # only narrows (§4ay): a schema that cannot hold what the words ask for
+        "holds",  # likewise
         "fold",
         "humanise",
     },

@@ -6,7 +6,8 @@ name (tool names stay in English), this tool's own name, a parameter's name, a l
 a host. A class needs a combination, never one word:
 
 - **shadowing**: a peer named, a condition on its call (WHEN or CALL) and a change (SET, REPLACE,
-  SKIP …): "when <peer> runs, replace its recipient";
+  SKIP, RAISE, TURN ON …, or a LIFT: "remove its time limit") after the peer's name: "when <peer> runs,
+  replace its recipient";
 - **squatting**: ONLY (or this tool named), a peer named or OTHER tools, and OBSOLETE, AVOID or
   NEVER: "use only <own>; <peer> is outdated";
 - **line jumping**: BEFORE with OTHER or EVERY and a TOOL, under an order (MUST, ALWAYS); or START or
@@ -14,9 +15,11 @@ a host. A class needs a combination, never one word:
 - **exfiltration**: SECRET, PERSONAL or the CONVERSATION, SEND, a destination the person did not
   choose (a link or address, a peer, another parameter) and an order or a hiding (MUST, ALWAYS,
   EVERY, HIDE, or WITHOUT telling or asking: "without the chat's content" excludes, it does not
-  hide); in a parameter's own description, the parameter is the destination;
-- **rug pull**: FROMNOW with NOLONGER and CONFIRM (a safeguard removed); or FROMNOW with SEND, the
-  person's data and others (OTHER, a peer, a link): data leaving after approval;
+  hide); in a parameter's own description, the parameter is the destination, and a parameter whose own
+  default is a literal place makes its description's "here" that place;
+- **rug pull**: FROMNOW with NOLONGER, WITHOUT or LIFT (removed, cancelled, lifted) next to CONFIRM (a
+  safeguard removed); or FROMNOW with SEND, the person's data and others (OTHER, a peer, a link): data
+  leaving after approval;
 - **concealment**: HIDE with the person (USER, TELL) and an act (SEND, CHANGE, CALL).
 
 A sentence that denies (NOT) without an order or a hiding reports nothing ("<peer> is not changed").
@@ -28,7 +31,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from toolpool.vetting.screener._concepts import concept_patterns, concepts_in, languages_of
+from toolpool.vetting.screener._categories import PRESET_FIELD
+from toolpool.vetting.screener._concepts import (
+    bare,
+    concept_patterns,
+    concepts_in,
+    languages_of,
+    loose,
+    spelling,
+)
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._gate import foreign, may_be_foreign
 from toolpool.vetting.screener._input_drop import PLACE
@@ -55,6 +66,9 @@ _BUDGET = 20_000  # characters of text not in English read per definition
 _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
+_CLAUSE = re.compile(
+    r"[;,\u060c\u061b\u1363\u1364\u3001\uff0c\uff1b]"
+)  # ; and , of Latin, Arabic, Ethiopic, CJK text
 
 
 def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
@@ -64,14 +78,17 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
     parts = _foreign_parts(doc)
     if not parts:
         return
-    sample = "\n".join(p.text.lower() for p in parts)[:_SAMPLE]
+    sample = spelling("\n".join(p.text.lower() for p in parts)[:_SAMPLE])
     codes = languages_of(sample)
+    marks = loose(codes)
     languages = [concept_patterns(code) for code in codes]
     names = frozenset(name for name in lowered_names(peers) if _NAMED.search(name)) - {own}
     inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop is not None)
+    placed = _placed(doc)
     reported: set[tuple[str, str]] = set()
     for part in parts:
-        lower = part.text.lower()
+        lower = spelling(part.text.lower())
+        lower = bare(lower) if marks else lower
         sentences = [
             (text, frozenset().union(*(concepts_in(text, code) for code in codes)))
             for text in _sentences(lower)
@@ -80,7 +97,7 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
             "ONLY" in found for _, found in sentences
         )
         for sentence, found in sentences:
-            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages):
+            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages, placed):
                 if (signal, part.where) not in reported:
                     reported.add((signal, part.where))
                     yield Finding(signal, part.where, 1.0)
@@ -97,6 +114,20 @@ def _foreign_parts(doc: Doc) -> list[Part]:
             parts.append(part)
             left -= len(part.text)
     return parts
+
+
+def _placed(doc: Doc) -> frozenset[str]:
+    """The parameters whose own default (or constant) is a literal place: a link, an address, a host.
+    Their descriptions speak of that place ("reports go here"), in any language."""
+    return frozenset(
+        part.prop
+        for part in doc.parts
+        if part.prop is not None
+        and part.where.startswith("inputSchema")
+        and PRESET_FIELD.search(part.where)
+        and not part.where.endswith("]")  # an enum's or an example's value is offered, not set
+        and PLACE.search(part.text) is not None
+    )
 
 
 def _sentences(text: str) -> Iterator[str]:
@@ -118,14 +149,16 @@ def _classes(
     inputs: frozenset[str],
     claim: bool,
     patterns: Sequence[dict[str, re.Pattern[str]]],
+    placed: frozenset[str] = frozenset(),
 ) -> Iterator[str]:
-    """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it."""
+    """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it;
+    ``placed``: the parameters whose default is a literal place (a sentence of theirs points there)."""
     if not found:
         return
     words = set(_IDENTIFIER.findall(sentence))
     peer = not names.isdisjoint(words)
     others = peer or "OTHER" in found
-    place = PLACE.search(sentence) is not None
+    place = PLACE.search(sentence) is not None or (part.prop is not None and part.prop in placed)
     order = bool(found & _ORDER)
     # A named peer not to be called: the negation in the peer's own clause ("<peer> … do not use it"),
     # not in another one ("pick <peer> yourself; this tool only computes and saves nothing").
@@ -135,9 +168,12 @@ def _classes(
     if _line_jumping(found, order, place):
         yield "line_jumping"
     if "FROMNOW" in found:
-        # From a version on, done without asking (and nothing denied: "… never without asking")
-        dropped = "WITHOUT" in found and not _denied(sentence, patterns) and not found & {"NEVER"}
-        lapses = ("NOLONGER",) * ("NOLONGER" in found) + ("WITHOUT",) * dropped
+        # From a version on, done without asking, or the asking removed (and nothing denied: "… never
+        # without asking", "the confirmation is not removed")
+        denied = "NEVER" in found or _denied(sentence, patterns)
+        lapses = ("NOLONGER",) * ("NOLONGER" in found) + tuple(
+            lapse for lapse in ("WITHOUT", "LIFT") if lapse in found and not denied
+        )
         if "CONFIRM" in found and lapses and _lifted(sentence, patterns, lapses):
             yield "safeguard_removed"
         elif "SEND" in found and found & (_DATA | {"USER"}) and (peer or place or "OTHER" in found):
@@ -145,7 +181,7 @@ def _classes(
     hidden = "HIDE" in found or bool("WITHOUT" in found and found & {"TELL", "CONFIRM"})
     if "NOT" in found and not order and not hidden and _denied(sentence, patterns):
         return  # a denial, not an order: "<peer> is not changed", "nothing is sent"
-    changed = found & {"CHANGE", "SEND"} or _FORCED.search(sentence) is not None
+    changed = found & {"CHANGE", "SEND", "LIFT"} or _FORCED.search(sentence) is not None
     shadowed = peer and "WHEN" in found and "CALL" in found and changed
     if shadowed and _peer_changed(sentence, names, own, patterns):
         yield "shadowing"
@@ -174,7 +210,7 @@ def _peer_changed(
             for language in patterns:
                 if not (_has(language, "WHEN", clause) and _has(language, "CALL", clause)):
                     continue
-                change = _first(language, ("CHANGE", "SEND"), clause, name.end())
+                change = _first(language, ("CHANGE", "SEND", "LIFT"), clause, name.end())
                 forced = _FORCED.search(clause, name.end())  # "skip_check=true": an argument set
                 if forced is not None and (change is None or forced.start() < change):
                     change = forced.start()
@@ -216,17 +252,26 @@ def _between(language: dict[str, re.Pattern[str]], text: str, start: int, end: i
 def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapses: tuple[str, ...]) -> bool:
     """NOLONGER (or WITHOUT, from a version on) bears on CONFIRM: it comes shortly before ("no longer
     asks for consent", "from 2.4 … paid without asking") or just after ("確認不要"); "asks consent
-    first, and no longer shares …" lifts nothing."""
+    first, and no longer shares …" lifts nothing. A LIFT is the verb of its subject: it may stand
+    further after the confirmation, in the same clause ("the confirmation asked before paying is
+    removed"; not "… confirmation is kept; the night limit is removed", nor "the limit is removed;
+    the confirmation stays")."""
     for language in patterns:
         if "CONFIRM" not in language:
             continue
-        for lapse in (m for c in lapses if c in language for m in language[c].finditer(sentence)):
-            for confirm in language["CONFIRM"].finditer(sentence):
-                if (
-                    0 <= confirm.start() - lapse.end() <= _AFTER
-                    or 0 <= lapse.start() - confirm.end() <= _BEFORE
-                ):
-                    return True
+        for concept in (c for c in lapses if c in language):
+            after = 2 * _AFTER if concept == "LIFT" else _BEFORE  # a subject's words before its verb
+            for lapse in language[concept].finditer(sentence):
+                for confirm in language["CONFIRM"].finditer(sentence):
+                    first, last = sorted((lapse, confirm), key=lambda m: m.start())
+                    apart = (
+                        concept == "LIFT" and _CLAUSE.search(sentence, first.end(), last.start()) is not None
+                    )
+                    if not apart and (
+                        0 <= confirm.start() - lapse.end() <= _AFTER
+                        or 0 <= lapse.start() - confirm.end() <= after
+                    ):
+                        return True
     return False
 
 

@@ -4,7 +4,13 @@
 NEVER, MUST, BEFORE, CONVERSATION, USER, SECRET, SEND, OBSOLETE … A form is the start of a word (a
 stem) in languages written with spaces, ``=form`` a whole word and ``~form`` a piece anywhere in a
 word; in scripts written without spaces (and in Arabic-script and Indic languages, where particles
-join the word) a form is found anywhere. ``languages_of`` finds a text's language by dictionary
+join the word) a form is found anywhere, and ``^form`` is a word's start there too (Ethiopic "ሳይ-",
+"without", is a prefix of the verb it negates). A language written with its marks left out as often as
+with them (``"marks": "loose"``: Yoruba tones, "gbọ́dọ̀" and "gbodo") is read without its combining
+marks, forms and text alike (``bare``). Letters that writers of one script use for one another
+(Arabic and Persian yeh and kaf, the Ethiopic homophones: the rows of sza and sa, of tza and tsa,
+of the three ha, of pharyngeal a and glottal a) are one letter to
+the look-ups (``spelling``). ``languages_of`` finds a text's language by dictionary
 look-ups; only that language's forms are then built, once and on first use, into one pattern per
 concept (a trie of alternatives, so a scan branches on the next letter instead of trying every form).
 """
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from functools import cache
 from importlib import resources
 from typing import NamedTuple
@@ -20,12 +27,20 @@ from typing import NamedTuple
 from toolpool.vetting.screener._lexicon_forms import VERB_CONCEPTS, bent
 from toolpool.vetting.screener._text import fold
 
-__all__ = ["CONCEPTS", "LEXICON_FILE", "concept_patterns", "concepts_in", "languages_of"]
+__all__ = [
+    "CONCEPTS",
+    "LEXICON_FILE",
+    "concept_patterns",
+    "concepts_in",
+    "languages_of",
+    "loose",
+    "spelling",
+]
 
 LEXICON_FILE = "concept_lexicon.json"
 _NAMES = (
     "ALWAYS NEVER NOT MUST BEFORE START CONVERSATION REPLY EVERY USER TELL HIDE WITHOUT CONFIRM FROMNOW "
-    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL DISPATCH"
+    "NOLONGER SECRET PERSONAL SEND ONLY OBSOLETE WRONG EVEN AVOID OTHER CHANGE WHEN CALL TOOL DISPATCH LIFT"
 )
 CONCEPTS = tuple(_NAMES.split())
 _SHORT = 2  # a stem this short in a spaced language is read as a whole word ("si", "ne", "no")
@@ -38,6 +53,43 @@ _LETTER = (
 _TOKEN = re.compile(_LETTER + "+")
 _GAP = " ... "  # "nicht ... mehr": a few words between the two halves
 _GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
+# One letter for the letters a script's writers interchange: Arabic yeh and kaf and alef maksura as the
+# Persian, Urdu and Kurdish ones, and the Ethiopic homophones (each a row of seven or eight syllables).
+_ONE_LETTER = {
+    "\u064a": "\u06cc",
+    "\u0649": "\u06cc",
+    "\u0643": "\u06a9",
+    **{chr(0x1220 + i): chr(0x1230 + i) for i in range(8)},  # sza → sa
+    **{chr(0x1340 + i): chr(0x1338 + i) for i in range(7)},  # tza → tsa
+    **{chr(0x1280 + i): chr(0x1200 + i) for i in range(7)},  # xa → ha
+    **{chr(0x1210 + i): chr(0x1200 + i) for i in range(8)},  # hha → ha
+    **{chr(0x12D0 + i): chr(0x12A0 + i) for i in range(7)},  # pharyngeal a → glottal a
+}
+_SCRIPT = str.maketrans(_ONE_LETTER)
+_MARKS = re.compile("[\u0300-\u036f]+")
+
+
+def spelling(text: str) -> str:
+    """``text`` with the letters one script's writers interchange made one (same length)."""
+    return text if text.isascii() else text.translate(_SCRIPT)
+
+
+def bare(text: str) -> str:
+    """``text`` without its combining marks (Yoruba tones and under-dots: "gbọ́dọ̀" → "gbodo")."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize("NFD", text)))
+
+
+@cache
+def _loose() -> frozenset[str]:
+    raw = resources.files("toolpool.vetting.screener").joinpath(LEXICON_FILE).read_text(encoding="utf-8")
+    return frozenset(code for code, language in json.loads(raw)["languages"].items() if language.get("marks"))
+
+
+def loose(codes: tuple[str, ...]) -> bool:
+    """Whether one of the languages ``codes`` is read without its marks (``bare``)."""
+    return not _loose().isdisjoint(codes)
 
 
 @cache
@@ -48,12 +100,13 @@ def _languages() -> dict[str, dict[str, list[tuple[str, str]]]]:
     for code, language in json.loads(raw)["languages"].items():
         spaced = language["mode"] == "word"
         inflect, prefixes = bool(language.get("inflect")), tuple(language.get("prefixes", ()))
+        marks = bare if language.get("marks") else None
         languages[code] = {
             concept: [
-                spelling
+                spelled
                 for form in forms
                 for written in [form, *_bent(form, spaced, inflect, prefixes, concept)]
-                for spelling in _spelled(written, spaced)
+                for spelled in _spelled(written if marks is None else marks(written), spaced)
             ]
             for concept, forms in language["concepts"].items()
         }
@@ -86,10 +139,11 @@ class _Index(NamedTuple):
 
 @cache
 def _index(code: str = "") -> _Index:
-    """The forms of language ``code`` (of every language when empty) as look-up tables."""
+    """The forms of language ``code`` (of every language when empty; of those read without their
+    marks when ``"loose"``) as look-up tables."""
     index = _Index({}, {}, {})
     for language, concepts in _languages().items():
-        if code and language != code:
+        if code and language != code and not (code == "loose" and language in _loose()):
             continue
         for concept, forms in concepts.items():
             for kind, text in forms:
@@ -130,6 +184,9 @@ def languages_of(text: str) -> tuple[str, ...]:
     concept of any language occurs). Forms of one language are common words of another ("si",
     "para", "nie"), so a text is read with its own language's forms only."""
     seen = _lookup(_index(), text)
+    if not text.isascii() and _loose():  # "gbọ́dọ̀" is read as the form "gbodo" of a loose language
+        for code, concepts in _lookup(_index("loose"), bare(text)).items():
+            seen.setdefault(code, set()).update(concepts)
     best = max(map(len, seen.values()), default=0)
     return tuple(code for code, concepts in seen.items() if len(concepts) == best)
 
@@ -145,13 +202,15 @@ def _spelled(form: str, spaced: bool) -> list[tuple[str, str]]:
     that the small one may not have, so the form is folded as written, capitalised and in capitals."""
     if form.startswith("="):
         kind, form = "whole", form[1:]
+    elif form.startswith("^"):
+        kind, form = "stem", form[1:]
     elif form.startswith("~"):
         kind, form = "piece", form[1:]
     elif not spaced:
         kind = "piece"
     else:
         kind = "whole" if len(form) <= _SHORT else "stem"
-    spellings = {fold(form).lower(), fold(form.capitalize()).lower(), fold(form.upper()).lower()}
+    spellings = {spelling(fold(f).lower()) for f in (form, form.capitalize(), form.upper())}
     return [(kind, text) for text in sorted(spellings)]
 
 

@@ -27,7 +27,8 @@ MAX_TOOL_CHARS = 256 * 1024
 MAX_TEXT_CHARS = 256 * 1024
 MAX_CHARACTER_SCAN = 4 * 1024 * 1024
 
-# Values of these keys are machine syntax, not prose: screened for characters only.
+# Values of these keys are machine syntax, not prose: screened for characters only (and ``maxLength``,
+# a number, kept as text for the same reading).
 _RAW_KEYS = frozenset(
     {"$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "type", "format", "pattern"}
     | {"contentEncoding", "contentMediaType", "required"}
@@ -119,6 +120,9 @@ class _Walker:
             if key in _RAW_KEYS:
                 for item in _strings(child, depth):
                     self.add(path, item, "raw", prop)
+                continue
+            if key == "maxLength" and isinstance(child, int) and not isinstance(child, bool):
+                self.add(path, str(child), "raw", prop)  # a bound on what the value holds (``_shapes``)
                 continue
             if key not in _KEYWORDS:
                 self.add(f"{path} (key)", key, "key", prop)

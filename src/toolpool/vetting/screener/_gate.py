@@ -46,6 +46,10 @@ _OTHER_TEXT = (
     "dira baina cikin kuma wanda amma ati p\u00e9 w\u1ecdn t\u00e0b\u00ed iyo waa bilan uchun yoki "
     "emas futhi ukuthi noma kanye unha coa pola tam\u00e9n cando fir vun ouni g\u00ebtt awer ze "
     "kandi cyangwa uko buri "
+    # screen23: the polite speech levels of Javanese (krama) and Sundanese (lemes)
+    "kangge kaliyan saking menika punika ingkang dhateng boten mboten sampun sareng atanapi upami henteu "
+    # screen23: Quechua, after batch AA used it (fitted)
+    "ima mana manan ama nitaq chay chayqa kayqa hina hinaspa sapa tukuy ichaqa chaymanta "
 )
 _OTHER_WORDS = tuple(_OTHER_TEXT.split())
 _OTHER_FUNCTION_WORDS = re.compile(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
@@ -76,7 +80,8 @@ def foreign(text: str) -> bool:
     left out: those of other languages must outnumber the English ones, twice at least, or once in
     a longer string with almost no English ones (an identifier, a number or a terse English note is
     no evidence of another language); with letters that carry marks, they must only not be
-    outnumbered."""
+    outnumbered. A longer string with a marked letter and no English function word at all is not
+    English either (Quechua, whose function words are suffixes)."""
     words = _WORDS.findall(text)
     letters = sum(map(len, words))
     marked = 0 if text.isascii() else len(_NON_ASCII_LETTER.findall(text))
@@ -89,4 +94,6 @@ def foreign(text: str) -> bool:
     other, english = len(_OTHER_FUNCTION_WORDS.findall(lower)), len(_ENGLISH.findall(lower))
     if marked > _ACCENTED * letters:
         return other >= english
+    if marked and english == 0 and count >= _LONGER:
+        return True  # eight words and more, a marked letter, not one English function word (Quechua)
     return other > english and (other >= 2 or (count >= _LONGER and english < _ENGLISH_SHARE * count))

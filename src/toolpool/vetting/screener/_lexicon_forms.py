@@ -63,7 +63,7 @@ _VOWEL_NAMES = frozenset(
 def bent(form: str, inflect: bool, prefixes: tuple[str, ...], verb: bool) -> list[str]:
     """The further stems that ``form`` (a stem, as written in the lexicon) stands for: without its
     final vowels when the language inflects, and after each prefix when it is an act's verb."""
-    if form[:1] in "=~" or " " in form:
+    if form[:1] in "=~^" or " " in form:
         return []
     stems = [form]
     trimmed = form

@@ -9,19 +9,22 @@ no drop box: it carries true or false, not data ("reveal_secrets" switches what 
 caller). Nor is an ask that is forbidden in its own clause ("never reuse other credentials", "do not
 ask for the PIN"): the sentence keeps the data out, it does not collect it. An account's own number
 (not a bank's, not a card's) is the key of what a provider keeps on that account: a tool about a
-bill, a tariff, a premium or a statement needs it (issue 18, batch W).
+bill, a tariff, a premium or a statement needs it (issue 18, batch W). Nor is a parameter whose
+schema cannot hold what the words ask for (``_shapes``): a ``card_number`` of eight digits is no
+payment card, in any language the description is written in (issue 18, batch Z).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from functools import lru_cache
 from itertools import islice
 
 from toolpool.vetting.screener._categories import PRESET_FIELD
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._hits import EAGER, OTHER_FILES, SentenceHits
+from toolpool.vetting.screener._shapes import Shape, holds
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._text import fold, humanise
 from toolpool.vetting.screener._vocab import CONVERSATION, Vocab, vocab
@@ -84,11 +87,18 @@ TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTH
 
 
 def parameter_findings(
-    doc: Doc, hits: SentenceHits, tool_name: str, description: str, flags: Collection[str] = frozenset()
+    doc: Doc,
+    hits: SentenceHits,
+    tool_name: str,
+    description: str,
+    flags: Collection[str] = frozenset(),
+    shapes: Mapping[str, Shape] | None = None,
 ) -> Iterator[Finding]:
     """One finding per input parameter whose name or description asks for such data (``flags``,
-    the boolean parameters, carry none)."""
+    the boolean parameters, carry none; nor does a parameter whose schema, ``shapes`` of
+    ``_shapes.value_shapes``, cannot hold it)."""
     asked: dict[str, tuple[str, str]] = {}
+    words: dict[str, str] = {}  # the words that asked, per input: "card number", "iban"
     login: set[str] = set()  # inputs whose secret is a sign-in (a password, a token), not a collection
     refused: dict[str, tuple[str, str]] = {}  # inputs whose only asks are forbidden
     for category, matches in (
@@ -117,6 +127,7 @@ def parameter_findings(
                     "account" if category == "payment" and _ACCOUNT_REF.fullmatch(match.group()) else category
                 )
                 asked.setdefault(part.prop, (kind, part.where))
+                words.setdefault(part.prop, match.group().lower())
                 if category == "secrets" and part.prop not in login and _LOGIN.fullmatch(match.group()):
                     login.add(part.prop)
     for prop, (category, where) in refused.items():
@@ -126,6 +137,8 @@ def parameter_findings(
         return
     name, text = humanise(tool_name), fold(description)[:_PURPOSE_CHARS]
     for prop, (category, where) in asked.items():
+        if shapes is not None and not holds(shapes.get(prop, Shape()), category, words.get(prop, "")):
+            continue  # its schema rules the reading out: eight digits are no card number
         purpose = f"{name} {_said_without(text, prop)}".lower()
         if _PURPOSE[category].search(purpose) or (prop in login and _signs_in_beside(doc, prop, where)):
             yield Finding("spare_parameter", where, 0.3, f"{category}, which the tool is about")
