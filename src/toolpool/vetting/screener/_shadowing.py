@@ -53,7 +53,14 @@ _REDIRECTING = re.compile(
     r"substitut|divert)\w*|"
     # An argument forced or the call's own check skipped: "pass force=true", "skip the confirmation".
     r"\b(?:pass|supply|suppli|give|giv|use|us)\w*\s+[\w.-]+\s*[=:]|\b(?:skip|bypass|suppress|dismiss)\w*\s+(?:\w+\s+){0,2}?(?:confirm\w*|prompts?|"
-    r"dialogs?|questions?|checks?|approvals?|warnings?)\b",
+    r"dialogs?|questions?|checks?|approvals?|warnings?)\b|"
+    # What the call carries scaled up or raised, in any voice: "the quantity is to be doubled", "upgraded to".
+    r"\b(?:doubl|tripl|quadrupl|multipl|inflat|upgrad|upsell|bump)\w*|\b(?:raised|increased|topped\s+up)\b|"
+    r"\b(?:raise|increase)\s+(?:the\s+|its\s+)?(?:amount|quantity|qty|price|total|tip|dose|order|count|number|sum|fee|"
+    r"charge|limit)s?\b|"
+    # The impersonal order on the call: "is to be / are to be <done>", unless it waits for the person or checks.
+    r"\b(?:is|are)\s+to\s+be\s+(?!(?:\w+\s+){1,2}by\s+(?:the\s+)?(?:user|person|customer|owner|you)\b)"
+    r"(?!(?:confirm|check|approv|review|shown|verif|ask|left|kept)\w*)\w+(?:ed|en|wn|t)\b",
     _I,
 )
 _REPLACE_OUTPUT = vocab(
@@ -84,6 +91,8 @@ _CHANGE_PAYEE = vocab(
     r"account|iban|wallet(?:\s+address)?)\b",
     "recipient|destination|payee|account|iban|wallet",
 )
+# A sentence that opens with a purpose, told to the person: "To change the recipient later, …".
+_HOW_TO = re.compile(r"[\W\d]*(?:if\s+you\s+(?:want|need|wish)\s+)?to\s+")
 _BLOCK_SERVER = vocab(
     r"\b(?:never|do\s+not|don't)\s+(?:call|use|invoke|trust)\s+(?:any\s+)?(?:tools?\s+(?:from|of)\s+)?(?:the\s+)?"
     r"[`'\"]?[\w.-]+[`'\"]?\s+server\b",
@@ -183,6 +192,10 @@ def shadowing_findings(
             yield _found(doc, match.start(), 0.5)
     for words in (_REDIRECT, _CHANGE_PAYEE, _BLOCK_SERVER):
         for match in _budget(doc.finditer(words)):
+            if words is _CHANGE_PAYEE and _HOW_TO.fullmatch(
+                doc.lower, doc.sentence(match.start())[0], match.start()
+            ):
+                continue  # "To change the recipient later, edit the To field": the person's own how-to
             yield _found(doc, match.start(), 0.8)
     for match in _budget(doc.finditer(_INSTEAD_OF)):
         if _names_other(doc.original(match, 1), False, own):
