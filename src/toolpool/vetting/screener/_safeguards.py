@@ -92,6 +92,9 @@ _ABSENT = re.compile(
     # (not "no longer asks for access to the contacts": a power of the tool given up, not a check of the person)
     r"\b(?:no\s+longer|(?:does|do|will)\s*(?:not|n't))\s+(?:asks?|prompts?|checks?\s+with|consults?|waits?\s+for|"
     r"notif(?:y|ies)|warns?|confirms?\s+with)\b(?!\s+" + _ACCESS + r")|"
+    # … as the second verb after "no longer": "no longer display the fare or wait for the rider to tap".
+    r"\bno\s+longer\s+[^.;]{0,80}?\b(?:or|nor|and)\s+(?:asks?|prompts?|checks?\s+with|consults?|waits?\s+for|"
+    r"notif(?:y|ies)|warns?|confirms?\s+with)\b(?!\s+" + _ACCESS + r")|"
     # Stored or sent in the clear: "uploads are stored unencrypted", "kept in plain text".
     r"\b(?:is|are|stored|sent|kept|saved|written|transmitted|uploaded|goes|go)\s+(?:now\s+)?(?:unencrypted|"
     r"in\s+(?:plain\s*text|the\s+clear))\b|"
@@ -139,7 +142,8 @@ _WIDENED = re.compile(
 )
 _KEPT_OVER = re.compile(
     r"\b(?:approvals?|consents?|grants?|authori[sz]ations?|permissions?|sign-?offs?)\s+(?:\w+\s+){0,2}?(?:carr(?:y|ies)"
-    r"\s+over|(?:are|is)\s+(?:kept|reused|carried\s+over|transferred|applied|extended|honou?red))\b|\bsilently\b|"
+    r"\s+over|(?:are|is)\s+(?:kept|reused|carried\s+over|transferred|applied|extended|honou?red)|(?:remains?|stays?)\s+"
+    r"(?:valid|in\s+force|in\s+place|active|in\s+effect))\b|\bsilently\b|"
     r"\bwithout\s+(?:re-?(?:approval|consent|asking|prompting|authori[sz]ation)|asking\s+again|a\s+new\s+(?:prompt|"
     r"consent|approval))\b|\bno\s+(?:re-?(?:approval|consent|authori[sz]ation)|new\s+(?:prompt|consent|approval))\b"
 )

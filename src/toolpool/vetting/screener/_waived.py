@@ -40,7 +40,10 @@ _WAIVER = re.compile(
     r"\b(?:without|with\s+no)\s+(?:an?\s+|any\s+)?(?:further\s+|prior\s+|separate\s+|new\s+|fresh\s+|second\s+|"
     r"written\s+|additional\s+)?(?:quotes?|quotations?|estimates?)\b|"
     r"\b(?:without|with\s+no)\s+(?:an?\s+|any\s+)?(?:further|prior|separate|fresh|additional)\s+(?:approval|consent|"
-    r"confirmation|authori[sz]ation|sign-?off|go-?ahead|say-so)\b"
+    r"confirmation|authori[sz]ation|sign-?off|go-?ahead|say-so)\b|"
+    # "no sign-off from the quilter required", "no approval needed".
+    r"\bno\s+(?:\w+\s+)?(?:sign-?off|approval|consent|confirmation|go-?ahead|say-so|ok|okay)\s+(?:from\s+(?:\w+\s+){1,3}?)?"
+    r"(?:is\s+)?(?:required|needed|necessary)\b"
 )
 # An act that binds the person: it spends, signs, unlocks, shares, or declares for them.
 _STAKE = re.compile(
@@ -67,7 +70,8 @@ _APPROVED = re.compile(
 # charges without asking them".
 _REQUIRED = re.compile(r"\b(?:never|not|no|nothing|none|n't)\b[^;:,]{0,50}$")
 _GATE = re.compile(
-    r"\bno\s+need\b|\bnot\s+need\b|n't\s+need|\bneed\s+(?:not|n't)\b|\bwithout\b|\bnever\b|\bnot\b|n't|\bwith\s+no\b"
+    r"\bno\s+need\b|\bnot\s+need\b|n't\s+need|\bneed\s+(?:not|n't)\b|\bwithout\b|\bnever\b|\bnot\b|n't|\bwith\s+no\b|"
+    r"\b(?:required|needed|necessary)\b"
 )
 
 
