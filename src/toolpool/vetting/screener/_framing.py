@@ -58,8 +58,9 @@ RIVALS = vocab(
     r"rather\s+than|in\s+place\s+of)\s+[`'\"]?[a-z][\w-]*[_.][\w.-]+",
     "other|competing|alternative|rival|remaining|older|existing|installed|similar|the rest|all of them|"
     "different|another|others|unofficial|do not|don't|never|peer|next door|nearby|alongside|beside|registered|"
-    "installed|loaded|connected|listed|in this|prefer|use it|use this|use me|use us|pick it|pick this|choose it|"
-    "choose this|call it|call this|try it|try this",
+    "installed|loaded|connected|listed|in this|prefer|use it|use this|use me|use us|pick it|pick this|pick me|"
+    "pick us|choose it|choose this|choose me|choose us|call it|call this|call me|call us|try it|try this|try me|"
+    "try us",
 )
 GLOBAL_ORDER = vocab(
     r"\b(?:before|prior\s+to|ahead\s+of|upon|on)\s+(?:\w+ing\s+)?(?:any|every|each|your\s+first|the\s+"

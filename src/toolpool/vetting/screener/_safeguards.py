@@ -51,7 +51,7 @@ _GONE = re.compile(
     _GUARD
     + r"\b(?:(?!\b(?:that|which|what|who|would|will|could)\b)[^.;:!?]){0,40}?\b(?:(?:is|are|was|were|has\s+been|have\s+been|gets?|now)\s+)?"
     r"(?:removed|dropped|disabled|skipped|bypassed|ignored|retired|waived|gone|turned\s+off|switched\s+off|"
-    r"withdrawn|revoked|lifted|suspended|rescinded|cancell?ed|"
+    r"revoked|lifted|suspended|rescinded|"
     r"no\s+longer\s+(?:\w+\s+)?(?:asked|shown|required|needed|applied|enforced|performed|made|taken|honou?red)|"
     # Left in place but doing nothing: "`--dry-run` now has no effect", "the check is a no-op".
     r"(?:has|have)\s+no\s+effect|(?:does|do)\s+nothing|(?:is|are)\s+(?:now\s+)?a\s+no-?op)\b"
@@ -177,10 +177,20 @@ def safeguard_findings(doc: Doc) -> Iterator[Finding]:
             return
 
 
+# The person's protections withdrawn ("protections from earlier versions are withdrawn"): a sign-off screen
+# "withdrawn for lookups" is read by ``_lapse`` with its harmless scopes, so only protections are read here.
+_PROTECTIONS_GONE = re.compile(r"\bprotections?\b[^.;]{0,60}?\b(?:withdrawn|void(?:ed)?|cancell?ed)\b")
+
+
 def _removes(clause: str, before: str = "") -> bool:
     """Does the clause take a safeguard away (or one the clause ``before`` names, by a pronoun), and
     nothing in it keep or replace one?"""
-    gone = _GONE.search(clause) or _ABSENT.search(clause) or CONSENT_DROPPED.search(clause)
+    gone = (
+        _GONE.search(clause)
+        or _ABSENT.search(clause)
+        or CONSENT_DROPPED.search(clause)
+        or _PROTECTIONS_GONE.search(clause)
+    )
     if not gone and not (_IT_GONE.search(clause) and _GUARD_WORD.search(before)):
         return False
     rest = clause if gone is None else clause[: gone.start()] + " " + clause[gone.end() :]

@@ -88,11 +88,11 @@ _REDIRECT = vocab(
 # Changing who gets paid or mailed, and keeping the model away from another server.
 _CHANGE_PAYEE = vocab(
     r"\b(?:change|replace|swap|set|update)\s+(?:its|the|their)\s+(?:recipients?|destination|payee|(?:bank\s+)?"
-    r"account|iban|wallet(?:\s+address)?)\b",
+    # (not the person's how-to: "to change the recipient later, edit the To field")
+    r"account|iban|wallet(?:\s+address)?)\b(?!(?:\s+\w+){0,3}\s*,\s*(?:edit|open|go|use|visit|click|tap|select|"
+    r"update|change|set|see|type|enter)\b)",
     "recipient|destination|payee|account|iban|wallet",
 )
-# A sentence that opens with a purpose, told to the person: "To change the recipient later, …".
-_HOW_TO = re.compile(r"[\W\d]*(?:if\s+you\s+(?:want|need|wish)\s+)?to\s+")
 _BLOCK_SERVER = vocab(
     r"\b(?:never|do\s+not|don't)\s+(?:call|use|invoke|trust)\s+(?:any\s+)?(?:tools?\s+(?:from|of)\s+)?(?:the\s+)?"
     r"[`'\"]?[\w.-]+[`'\"]?\s+server\b",
@@ -192,10 +192,6 @@ def shadowing_findings(
             yield _found(doc, match.start(), 0.5)
     for words in (_REDIRECT, _CHANGE_PAYEE, _BLOCK_SERVER):
         for match in _budget(doc.finditer(words)):
-            if words is _CHANGE_PAYEE and _HOW_TO.fullmatch(
-                doc.lower, doc.sentence(match.start())[0], match.start()
-            ):
-                continue  # "To change the recipient later, edit the To field": the person's own how-to
             yield _found(doc, match.start(), 0.8)
     for match in _budget(doc.finditer(_INSTEAD_OF)):
         if _names_other(doc.original(match, 1), False, own):
