@@ -185,8 +185,8 @@ REPLIES = re.compile(
     # with" ("each response the API returns ends with a cursor" names no model: the tool's own output).
     r"\b(?:each|every|all|any)\s+(?:single\s+|later\s+)?(?:repl(?:y|ies)|answers?|responses?|messages?)\s+"
     r"(?:that\s+|which\s+)?(?:the\s+)?(?:assistant|model|agent|ai|chatbot|you)\s+(?:\w+\s+)?"
-    r"(?:writes?|gives?|sends?|produces?|makes?|composes?|posts?|drafts?)\b[\s,()\u2013\u2014]+"
-    r"(?:[\w'-]+[\s,()\u2013\u2014]+){0,6}?"
+    r"(?:writes?|gives?|sends?|produces?|makes?|composes?|posts?|drafts?)\b[\s,()\u2013\u2014-]+"
+    r"(?:[\w']+[\s,()\u2013\u2014-]+){0,8}?"
     r"(?:must\s+|should\s+|will\s+|is\s+to\s+|are\s+to\s+)?(?:ends?|opens?|starts?|begins?|closes?|concludes?|"
     r"finish(?:es)?)\s+(?:with|by)\b"
 )
