@@ -52,10 +52,15 @@ RIVALS = vocab(
     r"nearby|alongside|beside\s+(?:it|us|this)|(?:also\s+)?(?:registered|installed|loaded|connected|listed)\s+(?:in|on|"
     r"with)\s+(?:this|the\s+same)\s+\w+|in\s+this\s+(?:pool|workspace|toolbox|environment))\b|"
     # A named tool kept away: "do not bother with sentiment_v1".
-    r"\b(?:do\s+not|don't|never)\s+(?:bother\s+with|use|call|invoke|trust|rely\s+on|touch)\s+[`'\"]?[a-z][\w-]*[_.][\w.-]+",
+    r"\b(?:do\s+not|don't|never)\s+(?:bother\s+with|use|call|invoke|trust|rely\s+on|touch)\s+[`'\"]?[a-z][\w-]*[_.][\w.-]+|"
+    # A named tool this one is to be preferred to: "prefer it to http_fetch", "use this over web_get".
+    r"\b(?:prefer|use|pick|choose|call|try)\s+(?:it|this|this\s+(?:tool|one)|me|us)\s+(?:to|over|instead\s+of|"
+    r"rather\s+than|in\s+place\s+of)\s+[`'\"]?[a-z][\w-]*[_.][\w.-]+",
     "other|competing|alternative|rival|remaining|older|existing|installed|similar|the rest|all of them|"
     "different|another|others|unofficial|do not|don't|never|peer|next door|nearby|alongside|beside|registered|"
-    "installed|loaded|connected|listed|in this",
+    "installed|loaded|connected|listed|in this|prefer|use it|use this|use me|use us|pick it|pick this|pick me|"
+    "pick us|choose it|choose this|choose me|choose us|call it|call this|call me|call us|try it|try this|try me|"
+    "try us",
 )
 GLOBAL_ORDER = vocab(
     r"\b(?:before|prior\s+to|ahead\s+of|upon|on)\s+(?:\w+ing\s+)?(?:any|every|each|your\s+first|the\s+"

@@ -13,7 +13,14 @@ wherever it stands (the description, a property's description, a title, a defaul
   site, "publicly"). Not one: anonymised or aggregate figures, a post the person opts into, or a
   publication denied ("never shown on the public page").
 
-Both report ``data_flow``: the person's or the tool's data leaving for a place of someone else's.
+- **a passive send** (issue 18, batch AA): what is worth having — the conversation, secrets, the
+  person's data or history — "is / are / gets [then, automatically …] sent / posted / forwarded … to" a
+  literal place, said as a fact in the impersonal voice ("these details, together with the conversation
+  so far, are posted to desk.example.com/intake"). Not one: the person's own place ("the address you
+  type"), an opt-in, a send denied ("is never forwarded to"), a send held to its issuer ("only to
+  api.x.com"), a file name ("exported to notes.json"), or a host named like this tool (its own service).
+
+All report ``data_flow``: the person's or the tool's data leaving for a place of someone else's.
 """
 
 from __future__ import annotations
@@ -22,8 +29,18 @@ import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._flows import to_its_issuer
 from toolpool.vetting.screener._signals import Finding
-from toolpool.vetting.screener._wording import PERSONAL, PERSONAL_DATA, PERSONS_OWN
+from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS
+from toolpool.vetting.screener._wording import (
+    BARE_SECRETS,
+    BOUND_TO_OWN,
+    OBJECTS,
+    PERSONAL,
+    PERSONAL_DATA,
+    PERSONAL_SECRETS,
+    PERSONS_OWN,
+)
 
 __all__ = ["outflow_findings"]
 
@@ -74,22 +91,125 @@ _IDENTITY = re.compile(
 # The copy is of everything the tool handles: "each key", "every converted row", "all uploads".
 _EVERY = re.compile(r"\b(?:each|every|all|any|everything|whatever)\b")
 _CLAUSE = re.compile(r";|:\s")  # a clause ends at ";" or ": " (not in "host:6379", "https://")
+# The passive voice of a send: "are posted to", "is then forwarded on to", "get automatically relayed to"
+# (only verbs of ``_flows.FLOW``, so the fast path's triggers still hold every document this reads).
+_PASSIVE = re.compile(
+    r"\b(?:is|are|gets?|will\s+be|being|be)\s+(?:(?:then|also|automatically|immediately|always|now|routinely|"
+    r"directly|securely|instantly|simply)\s+){0,2}(?:sent|posted|forwarded|uploaded|transmitted|relayed|shipped|"
+    r"pushed|streamed|submitted|passed|handed|delivered|routed|shared|reported|synced|mirrored|copied)\s+"
+    r"(?:(?:on|over|along|across|off|out)\s+)?(?:to|into|with|at)\s+"
+)
+_PASSIVE_GATE = re.compile(
+    r"\b(?:is|are|gets?|be)\s+(?:\w+\s+){0,2}?(?:sent|posted|forwarded|uploaded|"
+    r"transmitted|relayed|shipped|pushed|streamed|submitted|passed|handed|delivered|routed|shared|reported|"
+    r"synced|mirrored|copied)\b"
+)
+# Worth a lie about the destination: the conversation, secrets, a person's data, what they browsed.
+_HISTORY = re.compile(
+    r"\b(?:browsing|search|location|purchase|watch|viewing|listening|call|reading)\s+histor(?:y|ies)\b|"
+    r"\bcookies\b|\bkeystrokes?\b"
+)
+# A file, not a host: "exported to notes.json".
+_FILE_ENDINGS = frozenset(
+    [
+        "csv",
+        "json",
+        "txt",
+        "pdf",
+        "md",
+        "xml",
+        "html",
+        "htm",
+        "xlsx",
+        "xls",
+        "doc",
+        "docx",
+        "zip",
+        "log",
+        "db",
+        "sqlite",
+        "yaml",
+        "yml",
+        "ics",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+    ]
+)
+_HOST_LABELS = re.compile(r"[a-z0-9]+")
 
 
 def outflow_findings(doc: Doc) -> Iterator[Finding]:
-    """One ``data_flow`` finding for the first sentence that states a side copy or a publication."""
-    if not _GATE.search(doc.lower):
+    """One ``data_flow`` finding for the first sentence that states a side copy, a publication or a
+    passive send."""
+    gated = _GATE.search(doc.lower) is not None
+    passive = _PASSIVE_GATE.search(doc.lower) is not None
+    if not (gated or passive):
         return
     for start, end in doc.sentences():
-        if not _GATE.search(doc.lower, start, end):
-            continue
         part = doc.part(start)
         if part.name:
             continue
         sentence = doc.lower[start:end]
-        if any(_side_copy(clause) or _published(clause) for clause in _CLAUSE.split(sentence)):
+        clauses = _CLAUSE.split(sentence)
+        if (
+            gated
+            and _GATE.search(doc.lower, start, end)
+            and any(_side_copy(clause) or _published(clause) for clause in clauses)
+        ):
             yield Finding("data_flow", part.where, 1.0)
             return
+        if passive and any(_passive_send(clause, sentence, _own_name(doc)) for clause in clauses):
+            yield Finding("data_flow", part.where, 1.0)
+            return
+
+
+def _passive_send(clause: str, sentence: str, own: str) -> bool:
+    """Something worth having stated to be sent to a literal place, in the passive, nobody's choice."""
+    for match in _PASSIVE.finditer(clause):
+        place = _LITERAL_PLACE.match(clause, match.end())
+        if place is None or _not_a_host(place.group(), own):
+            continue
+        before = clause[: match.start()]
+        if not _worth_having(before):
+            continue
+        if _DENIED.search(before[-30:]) or _DENIED.search(clause, match.start(), match.end()):
+            continue
+        if PERSONS_OWN.search(clause) or _OPTED.search(clause) or BOUND_TO_OWN.search(clause):
+            continue
+        if not to_its_issuer(sentence):
+            return True
+    return False
+
+
+def _own_name(doc: Doc) -> str:
+    """This tool's name, as the document holds it (its words name its own service)."""
+    return next((part.text.lower() for part in doc.parts if part.where == "name"), "")
+
+
+def _worth_having(text: str) -> bool:
+    return bool(
+        CONVERSATION.pattern.search(text)
+        or SECRETS.pattern.search(text)
+        or BARE_SECRETS.search(text)
+        or PERSONAL_SECRETS.search(text)
+        or PERSONAL.search(text)
+        or PERSONAL_DATA.search(text)
+        or OBJECTS.search(text)
+        or _HISTORY.search(text)
+    )
+
+
+def _not_a_host(place: str, own: str) -> bool:
+    """A file name ("notes.json"), or a host named like this tool (its own service: ``deepl_translate``
+    sending to api.deepl.com)."""
+    host = place.strip("`'\"<(").split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0].rsplit("@", 1)[-1]
+    labels = _HOST_LABELS.findall(host)
+    if labels and labels[-1] in _FILE_ENDINGS:
+        return True
+    own_words = {w for w in re.split(r"[^a-z0-9]+", own.lower()) if len(w) >= 4}
+    return any(label in own_words for label in labels[:-1])
 
 
 def _side_copy(clause: str) -> bool:

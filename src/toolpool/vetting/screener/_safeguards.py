@@ -34,7 +34,7 @@ _GUARD = (
     r"opt-?outs?|backups?|warnings?|verification|two-factor|2fa|safety\s+(?:checks?|interlocks?)|safeguards?|"
     # A notice to the person, an expiry, a limit, or a safety step of any kind ("the door-safety test step").
     r"notif(?:y|ies|ied|ications?)|alerts?|expir\w*|(?:spending\s+|rate\s+)?limits?|"
-    r"(?:[a-z]+-)?(?:safety|security)\s+(?:[\w-]+\s+)?(?:tests?|steps?|checks?|interlocks?))"
+    r"(?:[a-z]+-)?(?:safety|security)\s+(?:[\w-]+\s+)?(?:tests?|steps?|checks?|interlocks?)|protections?)"
 )
 _GUARD_WORD = re.compile(_GUARD)
 # Every removal holds one of these (a cheap test before the sentences are read): a safeguard, a flag,
@@ -42,7 +42,8 @@ _GUARD_WORD = re.compile(_GUARD)
 _GATE = re.compile(
     _GUARD
     + r"|--|no\s+longer|unencrypt|plain\s*text|the\s+clear|\b(?:ask|check|consult|notif|warn|wait|confirm)\w*|"
-    r"\bpermanent|automatically|\b(?:every|all|any)(?:one|body)?\b"
+    r"\bpermanent|automatically|\b(?:every|all|any)(?:one|body)?\b|\bnow\s+(?:also\s+)?(?:grant|include|cover|allow|"
+    r"permit|give|extend|add|unlock|let)"
 )
 # The safeguard gone: "prompts removed", "the --dry-run flag is ignored", "is no longer asked".
 _GONE = re.compile(
@@ -50,6 +51,7 @@ _GONE = re.compile(
     _GUARD
     + r"\b(?:(?!\b(?:that|which|what|who|would|will|could)\b)[^.;:!?]){0,40}?\b(?:(?:is|are|was|were|has\s+been|have\s+been|gets?|now)\s+)?"
     r"(?:removed|dropped|disabled|skipped|bypassed|ignored|retired|waived|gone|turned\s+off|switched\s+off|"
+    r"revoked|lifted|suspended|rescinded|"
     r"no\s+longer\s+(?:\w+\s+)?(?:asked|shown|required|needed|applied|enforced|performed|made|taken|honou?red)|"
     # Left in place but doing nothing: "`--dry-run` now has no effect", "the check is a no-op".
     r"(?:has|have)\s+no\s+effect|(?:does|do)\s+nothing|(?:is|are)\s+(?:now\s+)?a\s+no-?op)\b"
@@ -59,6 +61,8 @@ _IT_GONE = re.compile(
     r"^\s*(?:and\s+|but\s+)?(?:this|that|it|these|those)\s+(?:\w+\s+)?(?:is|are|was|were|has\s+been|have\s+been)\s+"
     r"(?:now\s+)?(?:removed|dropped|disabled|skipped|bypassed|ignored|retired|waived|gone|turned\s+off)\b"
 )
+# What the tool asks for access or permissions to: its own reach, not the person's check.
+_ACCESS = r"(?:for\s+)?(?:\w+\s+)?(?:access|permissions?\s+(?:to|for)\s+(?:access|read|see|use|view))\b"
 _OFF_FLAG = r"(?<![\w-])--(?:(?:no|skip|disable)-[\w-]+|yes|force|assume-yes)\b"
 # The safeguard absent: "with no prompt", "without the user's approval", "no longer encrypted", "no opt-out".
 _ABSENT = re.compile(
@@ -67,9 +71,10 @@ _ABSENT = re.compile(
     r"\bno\s+longer\s+(?:be\s+)?(?:encrypted|backed\s+up|confirmed|reviewed|approved|asked|prompted|notified|"
     r"alerted|warned|told|informed|announced|consulted|verified|expires?|expiring)\b|"
     # A safeguard the tool no longer gives: "no longer shows the 'Unlock?' confirmation", "stops sending alerts".
+    # (the gap spans a second verb: "no longer shows the tenant the full text or asks them to confirm")
     r"\b(?:no\s+longer|stops?|stopped)\s+(?:shows?|showing|displays?|displaying|asks?\s+for|asking\s+for|requires?|"
     r"requiring|sends?|sending|runs?|running|performs?|applies|enforces?|raises?|gives?|includes?)\s+"
-    r"(?:[^.;]{0,40}?)" + _GUARD + r"|"
+    r"(?!" + _ACCESS + r")(?:[^.;]{0,80}?)" + _GUARD + r"|"
     # An expiry taken away: "now permanent instead of expiring", "never expire".
     r"\b(?:permanent|indefinite|unlimited)\s+(?:\w+\s+){0,3}?instead\s+of\s+(?:expiring|lapsing|timing\s+out)\b|"
     r"\b(?:never|no\s+longer)\s+(?:expire|expires|lapse|lapses|time\s+out|times\s+out)\b|"
@@ -84,8 +89,12 @@ _ABSENT = re.compile(
     r"select|invite|add|name)\w*)|"
     r"\bwithout\s+(?:asking|confirming\s+with|prompting|checking\s+with|telling)\b|"
     # Anyone no longer asked or warned: "no longer asks the on-call engineer", "the new one does not prompt".
+    # (not "no longer asks for access to the contacts": a power of the tool given up, not a check of the person)
     r"\b(?:no\s+longer|(?:does|do|will)\s*(?:not|n't))\s+(?:asks?|prompts?|checks?\s+with|consults?|waits?\s+for|"
-    r"notif(?:y|ies)|warns?|confirms?\s+with)\b|"
+    r"notif(?:y|ies)|warns?|confirms?\s+with)\b(?!\s+" + _ACCESS + r")|"
+    # … as the second verb after "no longer": "no longer display the fare or wait for the rider to tap".
+    r"\bno\s+longer\s+[^.;]{0,80}?\b(?:or|nor|and)\s+(?:asks?|prompts?|checks?\s+with|consults?|waits?\s+for|"
+    r"notif(?:y|ies)|warns?|confirms?\s+with)\b(?!\s+" + _ACCESS + r")|"
     # Stored or sent in the clear: "uploads are stored unencrypted", "kept in plain text".
     r"\b(?:is|are|stored|sent|kept|saved|written|transmitted|uploaded|goes|go)\s+(?:now\s+)?(?:unencrypted|"
     r"in\s+(?:plain\s*text|the\s+clear))\b|"
@@ -122,6 +131,30 @@ _NOT_REMOVED = re.compile(
 )
 
 
+# Access widened in a change, the person's earlier approval kept for it: "the read-only scope now also
+# grants mail.send; existing approvals carry over silently". Either half alone is honest ("now also
+# grants reminders; you will be asked to approve it", "existing approvals carry over; nothing else changed").
+_WIDENED = re.compile(
+    r"\b(?:scopes?|permissions?|access|tokens?|roles?|keys?|grants?|consents?|authori[sz]ations?|licen[cs]es?)\s+"
+    r"(?:\w+\s+){0,2}?now\s+(?:also\s+)?(?:grants?|includes?|covers?|allows?|permits?|gives?|extends?\s+to|adds?|"
+    r"unlocks?|lets?)\b|\bnow\s+also\s+(?:grants?|includes?|covers?|allows?|permits?|gives?)\s+(?:\w+\s+){0,2}?"
+    r"(?:write|send|delete|admin|full|manage|edit|modify|payment|transfer|\w+[._](?:write|send|delete|manage|admin))"
+)
+_KEPT_OVER = re.compile(
+    r"\b(?:approvals?|consents?|grants?|authori[sz]ations?|permissions?|sign-?offs?)\s+(?:\w+\s+){0,2}?(?:carr(?:y|ies)"
+    r"\s+over|(?:are|is)\s+(?:kept|reused|carried\s+over|transferred|applied|extended|honou?red)|(?:remains?|stays?)\s+"
+    r"(?:valid|in\s+force|in\s+place|active|in\s+effect))\b|\bsilently\b|"
+    r"\bwithout\s+(?:re-?(?:approval|consent|asking|prompting|authori[sz]ation)|asking\s+again|a\s+new\s+(?:prompt|"
+    r"consent|approval))\b|\bno\s+(?:re-?(?:approval|consent|authori[sz]ation)|new\s+(?:prompt|consent|approval))\b"
+)
+
+
+def _widened(sentence: str) -> bool:
+    return bool(
+        _WIDENED.search(sentence) and _KEPT_OVER.search(sentence) and not _NOT_REMOVED.search(sentence)
+    )
+
+
 def safeguard_findings(doc: Doc) -> Iterator[Finding]:
     """One ``safeguard_removed`` finding for the first clause of a change that removes a safeguard (and
     the person's check waived over a binding act, ``_waived``)."""
@@ -135,17 +168,29 @@ def safeguard_findings(doc: Doc) -> Iterator[Finding]:
         part = doc.part(start)
         sentence = doc.lower[start:end]
         clauses = sentence.split(";")
-        if part.name or not any(_removes(c, clauses[i - 1] if i else "") for i, c in enumerate(clauses)):
+        if part.name or not (
+            any(_removes(c, clauses[i - 1] if i else "") for i, c in enumerate(clauses)) or _widened(sentence)
+        ):
             continue
         if part.where in logs or _CHANGE.search(sentence) or CHANGE_NOTE.pattern.search(sentence):
             yield Finding("safeguard_removed", part.where, 1.0)
             return
 
 
+# The person's protections withdrawn ("protections from earlier versions are withdrawn"): a sign-off screen
+# "withdrawn for lookups" is read by ``_lapse`` with its harmless scopes, so only protections are read here.
+_PROTECTIONS_GONE = re.compile(r"\bprotections?\b[^.;]{0,60}?\b(?:withdrawn|void(?:ed)?|cancell?ed)\b")
+
+
 def _removes(clause: str, before: str = "") -> bool:
     """Does the clause take a safeguard away (or one the clause ``before`` names, by a pronoun), and
     nothing in it keep or replace one?"""
-    gone = _GONE.search(clause) or _ABSENT.search(clause) or CONSENT_DROPPED.search(clause)
+    gone = (
+        _GONE.search(clause)
+        or _ABSENT.search(clause)
+        or CONSENT_DROPPED.search(clause)
+        or _PROTECTIONS_GONE.search(clause)
+    )
     if not gone and not (_IT_GONE.search(clause) and _GUARD_WORD.search(before)):
         return False
     rest = clause if gone is None else clause[: gone.start()] + " " + clause[gone.end() :]

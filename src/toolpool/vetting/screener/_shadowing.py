@@ -53,7 +53,14 @@ _REDIRECTING = re.compile(
     r"substitut|divert)\w*|"
     # An argument forced or the call's own check skipped: "pass force=true", "skip the confirmation".
     r"\b(?:pass|supply|suppli|give|giv|use|us)\w*\s+[\w.-]+\s*[=:]|\b(?:skip|bypass|suppress|dismiss)\w*\s+(?:\w+\s+){0,2}?(?:confirm\w*|prompts?|"
-    r"dialogs?|questions?|checks?|approvals?|warnings?)\b",
+    r"dialogs?|questions?|checks?|approvals?|warnings?)\b|"
+    # What the call carries scaled up or raised, in any voice: "the quantity is to be doubled", "upgraded to".
+    r"\b(?:doubl|tripl|quadrupl|multipl|inflat|upgrad|upsell|bump)\w*|\b(?:raised|increased|topped\s+up)\b|"
+    r"\b(?:raise|increase)\s+(?:the\s+|its\s+)?(?:amount|quantity|qty|price|total|tip|dose|order|count|number|sum|fee|"
+    r"charge|limit)s?\b|"
+    # The impersonal order on the call: "is to be / are to be <done>", unless it waits for the person or checks.
+    r"\b(?:is|are)\s+to\s+be\s+(?!(?:\w+\s+){1,2}by\s+(?:the\s+)?(?:user|person|customer|owner|you)\b)"
+    r"(?!(?:confirm|check|approv|review|shown|verif|ask|left|kept)\w*)\w+(?:ed|en|wn|t)\b",
     _I,
 )
 _REPLACE_OUTPUT = vocab(
@@ -81,7 +88,9 @@ _REDIRECT = vocab(
 # Changing who gets paid or mailed, and keeping the model away from another server.
 _CHANGE_PAYEE = vocab(
     r"\b(?:change|replace|swap|set|update)\s+(?:its|the|their)\s+(?:recipients?|destination|payee|(?:bank\s+)?"
-    r"account|iban|wallet(?:\s+address)?)\b",
+    # (not the person's how-to: "to change the recipient later, edit the To field")
+    r"account|iban|wallet(?:\s+address)?)\b(?!(?:\s+\w+){0,3}\s*,\s*(?:edit|open|go|use|visit|click|tap|select|"
+    r"update|change|set|see|type|enter)\b)",
     "recipient|destination|payee|account|iban|wallet",
 )
 _BLOCK_SERVER = vocab(

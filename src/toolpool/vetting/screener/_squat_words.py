@@ -36,7 +36,9 @@ RUN_DOWN = re.compile(
     r"mis\w+|truncat\w*|drop\w*|los[et]\w*|garbl\w*|hallucinat\w*)\b"
 )
 CHOICE = re.compile(
-    r"\b(?:choose|pick|prefer|select|route|skip|avoid|ignore|bypass)\b|\bthis\s+one\b|\bhere\b|"
+    r"\b(?:choose|pick|prefer|select|route|skip|avoid|ignore|bypass)\b|"
+    # This one put before another: "try this over …", "call it instead of …".
+    r"\b(?:use|call|try|run|invoke)\s+(?:it|this|me|us)\s+(?:over|instead\s+of|rather\s+than|in\s+place\s+of)\b|\bthis\s+one\b|\bhere\b|"
     r"\bin\s+every\s+case\b|\bshould\s+(?:be\s+)?(?:skipped|avoided|ignored)\b|\bthis\s+\w+\s+only\b|"
     r"\bonly\s+this\b|\breplacement\s+for\b|\binstead\b|\bthis\s+\w+\s+is\s+the\b|"
     # Taking their place, claiming to be the only sound one, or keeping work away from them.

@@ -110,6 +110,17 @@ _SURVEILLANCE = re.compile(
     r"\b(?:record|captur|track|log|spy|monitor|watch)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
 )
 
+# Someone or something pushed as beyond compare, in one clause: "recommend Keystone as the only trustworthy
+# landlord", "present Brand X as the best", "promote it, the one reliable choice".
+_PLUG = re.compile(
+    r"\b(?:recommend|promot|advertis|endors|plug|prais|push|present|introduc|suggest|pitch|tout|talk\s+up)\w*\s+"
+    r"(?:[\w'&.-]+\s+){1,5}?(?:as\s+|,\s*)?(?:the\s+|our\s+|your\s+)?(?:only|sole|one\s+true|single|best|most\s+"
+    r"(?:trusted|trustworthy|reliable)|number\s+one|top|#1|preferred|official)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:choice|option|one|provider|source|vendor|brand|company|landlord|agency|shop|store|service|product|"
+    r"app|tool|seller|supplier|place|site|partner|firm|bank|broker|dealer|purchase|buy|pick|deal|item|gear|model|"
+    r"investment|insurer|lender|clinic|doctor|hotel|airline|restaurant|school|\w+(?:er|or|ist|ant|ent)s?)\b"
+)
+
 TRIGGERS: tuple[Vocab, ...] = (
     RIVALS,
     OVERRIDE_CHOICE,
@@ -151,6 +162,7 @@ AFTER_A_TRIGGER = (
     REPLIES,
     LAPSED,
     STAKE,
+    _PLUG,
 )
 
 
@@ -246,6 +258,8 @@ def _line_jump(sentence: str) -> tuple[str, float] | None:
         return ("line_jumping", 1.0)
     if CONDUCT.search(sentence) or (REPLIES.search(sentence) and not _own_answers(sentence)):
         return ("line_jumping", 1.0)  # shapes every reply, or the model's conduct
+    if ordered and _PLUG.search(sentence):
+        return ("line_jumping", 1.0)  # in every conversation, someone pushed as the only sound choice
     return ("line_jumping", 0.3) if valuable or ordered else None
 
 

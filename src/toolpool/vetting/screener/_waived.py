@@ -35,7 +35,15 @@ _WAIVER = re.compile(
     + _PARTY
     + r"\b(?!\s+(?:to|for)\b)|"  # "never ask them to paste the password" asks nothing of a check
     r"\bwithout\s+(?:\w+\s+)?(?:their|the\s+\w+'s|its\s+owner's)\s+(?:ok|okay|say-so|approval|consent|confirmation|"
-    r"sign-?off|go-?ahead)\b"
+    r"sign-?off|go-?ahead)\b|"
+    # The person's check of a price or a further say waived: "without a further quote", "with no prior approval".
+    r"\b(?:without|with\s+no)\s+(?:an?\s+|any\s+)?(?:further\s+|prior\s+|separate\s+|new\s+|fresh\s+|second\s+|"
+    r"written\s+|additional\s+)?(?:quotes?|quotations?|estimates?)\b|"
+    r"\b(?:without|with\s+no)\s+(?:an?\s+|any\s+)?(?:further|prior|separate|fresh|additional)\s+(?:approval|consent|"
+    r"confirmation|authori[sz]ation|sign-?off|go-?ahead|say-so)\b|"
+    # "no sign-off from the quilter required", "no approval needed".
+    r"\bno\s+(?:\w+\s+)?(?:sign-?off|approval|consent|confirmation|go-?ahead|say-so|ok|okay)\s+(?:from\s+(?:\w+\s+){1,3}?)?"
+    r"(?:is\s+)?(?:required|needed|necessary)\b"
 )
 # An act that binds the person: it spends, signs, unlocks, shares, or declares for them.
 _STAKE = re.compile(
@@ -58,8 +66,12 @@ _APPROVED = re.compile(
     + r"\s+(?:has\s+|have\s+)?(?:\w+\s+)?(?:approv|confirm|agree|"
     r"authori[sz]|accept|sign|tap|click|press|consent)\w*"
 )
+# A waiver under a negation is a requirement: "nothing is paid without a written estimate", "never
+# charges without asking them".
+_REQUIRED = re.compile(r"\b(?:never|not|no|nothing|none|n't)\b[^;:,]{0,50}$")
 _GATE = re.compile(
-    r"\bno\s+need\b|\bnot\s+need\b|n't\s+need|\bneed\s+(?:not|n't)\b|\bwithout\b|\bnever\b|\bnot\b|n't"
+    r"\bno\s+need\b|\bnot\s+need\b|n't\s+need|\bneed\s+(?:not|n't)\b|\bwithout\b|\bnever\b|\bnot\b|n't|\bwith\s+no\b|"
+    r"\b(?:required|needed|necessary)\b"
 )
 
 
@@ -73,7 +85,7 @@ def waived_findings(doc: Doc) -> Iterator[Finding]:
             continue
         sentence = doc.lower[start:end]
         waiver = _WAIVER.search(sentence)
-        if waiver is None or _APPROVED.search(sentence):
+        if waiver is None or _APPROVED.search(sentence) or _REQUIRED.search(sentence, 0, waiver.start()):
             continue
         rest = sentence[: waiver.start()] + " " * (waiver.end() - waiver.start()) + sentence[waiver.end() :]
         if _OVERRIDDEN.search(rest) or any(

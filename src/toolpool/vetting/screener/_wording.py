@@ -150,7 +150,11 @@ PERSONS_OWN = re.compile(
     r"\b(?:you|the\s+(?:user|person|caller|admin\w*)|they)\s+(?:\w+\s+)?(?:configure[sd]?|provide[sd]?|choose[sn]?|"
     r"chose|give[sn]?|specif\w+|suppl\w+|enter(?:s|ed)?|pick(?:s|ed)?|select(?:s|ed)?|download(?:s|ed)?|"
     r"receive[sd]?|own)\b|\b(?:configured|provided|chosen|specified|supplied|given|picked|selected)\s+by\s+"
-    r"(?:you|the\s+(?:user|person|caller|admin\w*))\b|\byour\s+own\b"
+    r"(?:you|the\s+(?:user|person|caller|admin\w*))\b|\byour\s+own\b|"
+    # A place the person writes in: "the address you type in the To field", "the channel the user pastes".
+    r"\b(?:address|e-?mail|url|link|host|recipient|destination|inbox|channel|webhook|number)s?\s+(?:that\s+|which\s+)?"
+    r"(?:you|the\s+(?:user|person|caller|admin\w*)|they)\s+(?:\w+\s+)?(?:types?|typed|writes?|wrote|pastes?|pasted|"
+    r"puts?|fills?\s+in|adds?|added)\b"
 )
 # A send held to the person's own destination by "only": "sends data, but only to the bucket in
 # the user's own settings" (no other place is left for the data to go).
@@ -176,7 +180,15 @@ REPLIES = re.compile(
     r"future\s+|later\s+|following\s+)?(?:repl(?:y|ies)|answers?|responses?|turns?|messages?)\b|"
     # The same, said of the replies: "each reply ends with a line …" (a reply is the model's).
     r"\b(?:each|every|all|any)\s+(?:single\s+|later\s+)?(?:repl(?:y|ies)|answers?)\s+(?:must\s+|should\s+|will\s+|"
-    r"is\s+to\s+|are\s+to\s+)?(?:ends?|opens?|starts?|begins?|closes?|concludes?|finish(?:es)?)\s+(?:with|by)\b"
+    r"is\s+to\s+|are\s+to\s+)?(?:ends?|opens?|starts?|begins?|closes?|concludes?|finish(?:es)?)\s+(?:with|by)\b|"
+    # … with the model named as their writer between: "every reply the assistant writes, on any topic, ends
+    # with" ("each response the API returns ends with a cursor" names no model: the tool's own output).
+    r"\b(?:each|every|all|any)\s+(?:single\s+|later\s+)?(?:repl(?:y|ies)|answers?|responses?|messages?)\s+"
+    r"(?:that\s+|which\s+)?(?:the\s+)?(?:assistant|model|agent|ai|chatbot|you)\s+(?:\w+\s+)?"
+    r"(?:writes?|gives?|sends?|produces?|makes?|composes?|posts?|drafts?)\b[\s,()\u2013\u2014-]+"
+    r"(?:[\w']+[\s,()\u2013\u2014-]+){0,8}?"
+    r"(?:must\s+|should\s+|will\s+|is\s+to\s+|are\s+to\s+)?(?:ends?|opens?|starts?|begins?|closes?|concludes?|"
+    r"finish(?:es)?)\s+(?:with|by)\b"
 )
 # An order (imperative, modal or addressed), read only in a triggered sentence.
 ORDER = re.compile(
