@@ -352,6 +352,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "discredited_findings",  # likewise (issue 18, batch N): a status code has no word to index
         "named_order_findings",  # likewise (issue 18, batch N): reads property names only
         "_flags",  # only narrows parameter_findings: a boolean parameter carries no data (batch O)
+        "value_shapes",  # only narrows parameter_findings: a schema that cannot hold the data (§4ay)
         "payee_findings",  # runs before either path (issue 18, batch Q): an account number has no word
         "input_drop_findings",  # likewise (batch Q): identifiers and hosts in any language
         "_inputs",  # the input names input_drop_findings looks for

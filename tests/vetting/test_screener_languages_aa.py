@@ -312,9 +312,6 @@ def test_other_sensitive_readings_are_ruled_out_by_what_cannot_hold_them() -> No
     assert not holds(Shape(closed=True), "secrets", "password")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="_screener.py does not yet pass value_shapes(fields) to parameter_findings"
-)
 def test_the_screener_passes_a_library_card_number_of_eight_digits() -> None:
     schema = {
         "type": "object",

@@ -35,6 +35,7 @@ from toolpool.vetting.screener._plain import is_plain
 from toolpool.vetting.screener._preset_echo import preset_echo_findings
 from toolpool.vetting.screener._safeguards import safeguard_findings
 from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
+from toolpool.vetting.screener._shapes import value_shapes
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
 from toolpool.vetting.screener._steered import steered_findings
@@ -191,7 +192,7 @@ def _screen(
     )
     findings += soft_findings(doc)
     if mode == "tool":
-        findings += parameter_findings(doc, hits, own, description, _flags(fields))
+        findings += parameter_findings(doc, hits, own, description, _flags(fields), value_shapes(fields))
         findings += peer_behaviour_findings(doc, own, description, described)
     for field in fields:
         if field.kind == "prose":
