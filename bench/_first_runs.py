@@ -21,7 +21,7 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x, §4ab, §4ad, §4ae, §4aj, §4ao, §4ar, §4as, §4av and §4aw.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x, §4ab, §4ad, §4ae, §4aj, §4ao, §4ar, §4as, §4av, §4aw and §4az.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
@@ -47,6 +47,7 @@ FIRST_RUNS = {
     "Y": ("screen_batch_y.jsonl", "42230e0"),  # §4as: the same rules (run at 357b0bf); model with R
     "Z": ("screen_batch_z.jsonl", "05187e1"),  # §4av: the rules after §4at, §4au; model with R
     "AA": ("screen_batch_aa.jsonl", "c084b67"),  # §4aw: the rules of 637ce3e (after Z); model with R
+    "AB": ("screen_batch_ab.jsonl", "fdfeeed"),  # §4az: the rules after §4ax, §4ay; model with R
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),
