@@ -41,7 +41,7 @@ from toolpool.errors import ConnectionRefused
 if TYPE_CHECKING:  # the store and the listing are imported by the commands (cli._common says why)
     from toolpool.cli._listing import ConfigListing
     from toolpool.config import Config
-    from toolpool.store import ImportedTool, ListedState, Store, ToolState
+    from toolpool.store import ImportedTool, ListedState, SecretKey, Store, ToolState
 
 __all__ = ["approve_write", "disable", "enable", "import_", "tools"]
 
@@ -107,19 +107,27 @@ def tools(config: ConfigPath = DEFAULT_CONFIG, as_json: AsJson = False) -> None:
     # sync is skipped when the store already holds it. After another process's change, the
     # cache's policies are synced, writing only the aliases that differ. The states are
     # always read afresh.
-    from toolpool.store import Store
-
     text, source = read(config)
     text_hash = config_hash(text)
     with collector_paused():
         listing = _listing_of(text, source, text_hash)
-        with Store.open(listing.store_url, key=secret_key_beside(source)) as store:
-            states: Mapping[tuple[str, str], ListedState]
-            if store.tools.is_synced(text_hash):
-                states = store.tools.listed_states()
-            else:
-                states = store.tools.sync_and_list(listing.policies(), config_hash=text_hash)
-        _print_listing(listing, states, as_json)
+        _print_listing(listing, _states_of(listing, secret_key_beside(source)), as_json)
+
+
+def _states_of(listing: ConfigListing, key: SecretKey | None) -> Mapping[tuple[str, str], ListedState]:
+    """Every tool's state, the store synced with the listing first if it is not. A SQLite store
+    that is synced already is read on the driver alone (``store._sqlite_read``: no SQLAlchemy)."""
+    from toolpool.store._sqlite_read import synced_states
+
+    states = synced_states(listing.store_url, listing.config_hash)
+    if states is not None:
+        return states
+    from toolpool.store import Store
+
+    with Store.open(listing.store_url, key=key) as store:
+        if store.tools.is_synced(listing.config_hash):
+            return store.tools.listed_states()
+        return store.tools.sync_and_list(listing.policies(), config_hash=listing.config_hash)
 
 
 def _print_listing(
