@@ -8,67 +8,61 @@ made printable and clipped), in one write. Each column is checked and padded as 
 (a few C-level passes), not cell by cell in Python.
 
 ``json.dumps(..., indent=2)`` runs json's pure-Python encoder (about 1 s for 100,000 rows);
-``print_records`` writes the same bytes from the C string escaper, column by column.
+``print_record_columns`` writes the same bytes from the C string escaper, column by column.
+Both take columns, not rows: whoever builds 100,000 rows builds them column by column too.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.table import Table
 
 from toolpool.cli._common import clip, out, print_json, printable
 
-__all__ = ["RICH_ROWS_MAX", "print_records", "print_rows"]
+__all__ = ["RICH_ROWS_MAX", "print_columns", "print_record_columns"]
 
 RICH_ROWS_MAX = 1000
 _CELL_MAX = 60  # a plain column is at most this wide; longer cells are clipped with "…"
 _escaped: Callable[[str], str] = json.encoder.encode_basestring_ascii  # what json.dumps writes
 
 
-def print_rows(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
-    """``rows`` under ``headers``: a rich table up to ``RICH_ROWS_MAX`` rows, plain columns after."""
-    if len(rows) <= RICH_ROWS_MAX:
+def print_columns(headers: Sequence[str], columns: Sequence[Sequence[str]], title: str | None = None) -> None:
+    """The table of ``columns`` (one per header, of equal length) under ``headers``: a rich
+    table up to ``RICH_ROWS_MAX`` rows, plain columns after."""
+    rows = len(columns[0]) if columns else 0
+    if rows <= RICH_ROWS_MAX:
         table = Table(*headers, title=title)
-        for row in rows:
+        for row in zip(*columns, strict=True):
             table.add_row(*row)
         out.print(table)
         return
-    columns = list(zip(*rows, strict=True))
     plain = [_plain_column(column) for column in columns]
-    if any(mine is not column for mine, column in zip(plain, columns, strict=True)):
-        rows = list(zip(*plain, strict=True))
     widths = [max(len(header), *map(len, column)) for header, column in zip(headers, plain, strict=True)]
     line = "  ".join(f"%-{width}s" for width in widths).__mod__
     lines = [line(tuple(headers)).rstrip(), line(tuple("-" * width for width in widths)).rstrip()]
-    lines += map(str.rstrip, map(line, map(tuple, rows)))
+    lines += map(str.rstrip, map(line, zip(*plain, strict=True)))
     if title is not None:
         lines.insert(0, title)
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def print_records(records: Sequence[Mapping[str, Any]]) -> None:
-    """``print_json(records)``, byte for byte, for records with the same keys whose values are
-    strings, None or lists of strings (anything else goes through ``print_json``)."""
-    keys = tuple(records[0]) if records else ()
-    if not keys or any(tuple(record) != keys for record in records):
-        print_json(records)
+def print_record_columns(keys: Sequence[str], columns: Sequence[Sequence[Any]]) -> None:
+    """``print_json`` of the records ``{key: value}`` of each row of ``columns`` (one per key),
+    byte for byte, written column by column when every column holds strings, None, or lists
+    (or tuples) of strings; otherwise through ``print_json``."""
+    rendered = [_json_column(column) for column in columns] if columns and len(columns[0]) else [None]
+    if any(column is None for column in rendered):
+        print_json([dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)])
         return
-    columns = []
-    for key in keys:
-        column = _json_column([record[key] for record in records])
-        if column is None:
-            print_json(records)
-            return
-        columns.append(column)
     record = "  {\n" + ",\n".join(f"    {_escaped(key)}: %s" for key in keys) + "\n  }"
-    sys.stdout.write("[\n" + ",\n".join(map(record.__mod__, zip(*columns, strict=True))) + "\n]\n")
+    sys.stdout.write("[\n" + ",\n".join(map(record.__mod__, zip(*rendered, strict=True))) + "\n]\n")
 
 
-def _json_column(values: list[Any]) -> list[str] | None:
+def _json_column(values: Sequence[Any]) -> list[str] | None:
     """Each value as json.dumps(indent=2) writes it inside a record, or None if one is of
     another kind."""
     kinds = set(map(type, values))
@@ -76,7 +70,7 @@ def _json_column(values: list[Any]) -> list[str] | None:
         return list(map(_escaped, values))
     if kinds <= {str, type(None)}:
         return ["null" if value is None else _escaped(value) for value in values]
-    if kinds == {list} and {type(item) for value in values for item in value} <= {str}:
+    if kinds and kinds <= {list, tuple} and {type(item) for value in values for item in value} <= {str}:
         return [
             "[\n" + ",\n".join("      " + _escaped(item) for item in value) + "\n    ]" if value else "[]"
             for value in values

@@ -3,7 +3,7 @@
 ``toolpool tools`` on a configuration the store is synced with only reads: is this text's sync
 the current release, then one query of every tool's state. Through ``Store.open`` that costs
 importing SQLAlchemy, building an engine and checking the schema first — a third of a second,
-a fifth of the whole command at 100,000 tools. ``synced_states`` asks the same two questions on
+a fifth of the whole command at 100,000 tools. ``synced_shown`` asks the same two questions on
 a plain ``sqlite3`` connection that may not write (``PRAGMA query_only``), in one read
 transaction. It answers only when the store is a SQLite file this toolpool wrote at its schema
 revision and synced with that text; anything else (another URL, no file, another revision, a
@@ -19,18 +19,21 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from toolpool.store._values import ListedState
 
 __all__ = [
     "ALEMBIC_VERSION_TABLE",
-    "LISTED_SQL",
     "SCHEMA_HEAD",
+    "SHOWN_SQL",
     "SQLITE_BUSY_TIMEOUT_S",
-    "listed_states",
+    "Shown",
+    "pin_code",
+    "shown_of",
+    "shown_rows",
     "sqlite_file",
-    "synced_states",
+    "synced_shown",
 ]
 
 # Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
@@ -41,14 +44,14 @@ SCHEMA_HEAD = "0010"
 # transactions are a few milliseconds; this bound only matters when something is stuck.
 SQLITE_BUSY_TIMEOUT_S = 30.0
 
-# What a listing shows of each tool (``ListedState``, after alias and name): the text of
-# ``select(*_rows.LISTED_COLUMNS)`` joined ``with_published``, which a test holds it to.
-LISTED_SQL = (
-    "SELECT tool_states.alias, tool_states.name, tool_states.enabled, tool_states.approved_hash, "
-    "published_tools.definition_hash, published_tools.verdict, published_tools.reasons, "
-    "tool_states.write_approved_by \nFROM tool_states "
-    "LEFT OUTER JOIN published_tools ON published_tools.alias = tool_states.alias "
-    "AND published_tools.name = tool_states.name"
+# What ``toolpool tools`` shows of each tool, by (alias, name): ``Shown``, the pin's rule
+# (``pin_code``) in SQL. Only the columns it prints, and short values: two 71-character hashes
+# per row were most of what the driver built.
+SHOWN_SQL = (
+    "SELECT s.alias, s.name, (s.enabled != 0) + 2 * (CASE WHEN s.approved_hash IS NULL THEN 0 "
+    "WHEN p.definition_hash IS NULL OR p.definition_hash = s.approved_hash THEN 1 ELSE 2 END), "
+    "p.verdict, p.reasons, s.write_approved_by FROM tool_states AS s "
+    "LEFT OUTER JOIN published_tools AS p ON p.alias = s.alias AND p.name = s.name"
 )
 # ``_sync.is_synced``: a sync of this configuration text left the current release.
 _SYNCED_SQL = (
@@ -58,6 +61,10 @@ _SYNCED_SQL = (
 _REVISION_SQL = f"SELECT version_num FROM {ALEMBIC_VERSION_TABLE}"  # noqa: S608 - our constant
 _NO_REASONS = (None, "[]")  # how a tool without screening reasons is stored
 _UNSAFE = frozenset("?#%")  # a URL with a query, a fragment or escapes is left to SQLAlchemy
+
+# What a listing shows of one tool: (code, verdict, screening reasons, who approved writing);
+# code = 1 if enabled, plus 2 x ``pin_code``. Small ints and short strings: cheap to build.
+Shown: TypeAlias = tuple[int, str | None, tuple[str, ...], str | None]
 
 
 def sqlite_file(url: str) -> str | None:
@@ -70,9 +77,10 @@ def sqlite_file(url: str) -> str | None:
     return path
 
 
-def synced_states(url: str, config_hash: str) -> dict[tuple[str, str], ListedState] | None:
-    """``Tools.listed_states()`` of the store at ``url`` when it is a SQLite file at this
-    toolpool's schema whose current release is the sync of ``config_hash``; else None."""
+def synced_shown(url: str, config_hash: str) -> dict[tuple[str, str], Shown] | None:
+    """What a listing shows of every tool the store at ``url`` knows (``shown_of`` of each of
+    ``Tools.listed_states()``) when it is a SQLite file at this toolpool's schema whose current
+    release is the sync of ``config_hash``; else None."""
     path = sqlite_file(url)
     if path is None or not os.path.isfile(path):
         return None
@@ -85,31 +93,34 @@ def synced_states(url: str, config_hash: str) -> dict[tuple[str, str], ListedSta
         connection.execute("BEGIN")  # one snapshot for both questions
         if not _current(connection, config_hash):
             return None
-        rows = connection.execute(LISTED_SQL).fetchall()
+        rows = connection.execute(SHOWN_SQL).fetchall()
     except sqlite3.Error:
         return None
     finally:
         connection.close()  # ends the read transaction
-    return listed_states(rows)
+    return shown_rows(rows)
 
 
-def listed_states(rows: Iterable[Sequence[Any]]) -> dict[tuple[str, str], ListedState]:
-    """Plain rows of ``LISTED_SQL`` (as the driver returns them), by (alias, name)."""
-    new = tuple.__new__  # a NamedTuple's own __new__ is a Python call: a second per 100,000 rows
+def shown_rows(rows: Iterable[Sequence[Any]]) -> dict[tuple[str, str], Shown]:
+    """Rows of ``SHOWN_SQL`` (as the driver returns them) by (alias, name)."""
     return {
-        (alias, name): new(
-            ListedState,
-            (
-                bool(enabled),
-                approved,
-                current,
-                verdict,
-                () if reasons in _NO_REASONS else tuple(json.loads(reasons)),
-                by,
-            ),
-        )
-        for alias, name, enabled, approved, current, verdict, reasons, by in rows
+        (alias, name): (code, verdict, () if reasons in _NO_REASONS else tuple(json.loads(reasons)), by)
+        for alias, name, code, verdict, reasons, by in rows
     }
+
+
+def shown_of(state: ListedState) -> Shown:
+    """What a listing shows of ``state`` (``SHOWN_SQL``'s row, computed from the state)."""
+    code = int(state.enabled) + 2 * pin_code(state.approved_hash, state.current_hash)
+    return (code, state.verdict, state.reasons, state.write_approved_by)
+
+
+def pin_code(approved_hash: str | None, current_hash: str | None) -> int:
+    """0: no approved definition; 1: pinned (the latest import is the approved one, or there is
+    none); 2: changed since it was approved. ``SHOWN_SQL`` computes the same in SQL."""
+    if approved_hash is None:
+        return 0
+    return 2 if current_hash not in (None, approved_hash) else 1
 
 
 def _current(connection: sqlite3.Connection, config_hash: str) -> bool:
