@@ -25,7 +25,7 @@ from rich.table import Table
 
 from toolpool import load_config
 from toolpool._hashing import definition_hash
-from toolpool.cli._rows import RICH_ROWS_MAX
+from toolpool.cli._rows import RICH_ROWS_MAX, print_columns, print_record_columns
 from toolpool.store import ImportedTool, ListedState, Store
 from toolpool.store._sqlite_read import SHOWN_SQL, shown_of, sqlite_file, synced_shown
 
@@ -138,16 +138,21 @@ def expected_table(rows: list[dict[str, Any]]) -> str:
         buffer = io.StringIO()
         Console(file=buffer, width=_WIDTH, no_color=True, color_system=None).print(table)
         return buffer.getvalue()
+    return _plain_table(_HEADERS, cells)
+
+
+def _plain_table(headers: tuple[str, ...], cells: list[tuple[str, ...]]) -> str:
     clipped = [tuple(_clip(cell) for cell in row) for row in cells]
-    widths = [max(len(header), *(len(row[i]) for row in clipped)) for i, header in enumerate(_HEADERS)]
+    widths = [max(len(header), *(len(row[i]) for row in clipped)) for i, header in enumerate(headers)]
     line = "  ".join(f"%-{width}s" for width in widths)
-    lines = [line % _HEADERS, line % tuple("-" * width for width in widths)]
+    lines = [line % headers, line % tuple("-" * width for width in widths)]
     lines += [line % row for row in clipped]
     return "".join(text.rstrip() + "\n" for text in lines)
 
 
 def _clip(cell: str) -> str:
-    """A plain cell as it was (every cell here is printable: names have a pattern)."""
+    """A plain cell as it was: each character not printable as its escape, then clipped."""
+    cell = "".join(char if char.isprintable() else repr(char)[1:-1] for char in cell)
     if len(cell) <= _CELL_MAX:
         return cell
     flat = " ".join(cell.split())
@@ -259,3 +264,23 @@ def test_the_shown_query_says_what_shown_of_says_of_each_listed_state(tmp_path: 
     assert by_sql == {key: shown_of(state) for key, state in states.items()}
     # disabled, enabled (a write approval), pinned, enabled and pinned, enabled and changed
     assert {code for code, *_ in by_sql.values()} == {0, 1, 2, 3, 5}
+
+
+@pytest.mark.parametrize(
+    "constant",
+    ["read", "50% off", "%s%%", "x" * 70, "tab\there", "", 'ünï "q" \\ b'],
+    ids=["plain", "percent", "format", "long", "control", "empty", "escapes"],
+)
+def test_a_column_with_one_value_is_written_as_every_row_would_be(
+    constant: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = RICH_ROWS_MAX + 5
+    varying = [f"t{number}%d" for number in range(rows)]
+    columns = [varying, [constant] * rows, [None] * rows, [()] * rows, [("a%", "b")] * rows]
+    keys = ("tool", "same", "none", "empty", "list")
+    print_record_columns(keys, columns)
+    records = [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
+    assert capsys.readouterr().out == json.dumps(records, indent=2) + "\n"
+    for table in ([varying, [constant] * rows], [[constant] * rows, [constant] * rows]):
+        print_columns(("tool", "same"), table)
+        assert capsys.readouterr().out == _plain_table(("tool", "same"), list(zip(*table, strict=True)))

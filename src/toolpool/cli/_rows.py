@@ -41,10 +41,23 @@ def print_columns(headers: Sequence[str], columns: Sequence[Sequence[str]], titl
         out.print(table)
         return
     plain = [_plain_column(column) for column in columns]
-    widths = [max(len(header), *map(len, column)) for header, column in zip(headers, plain, strict=True)]
-    line = "  ".join(f"%-{width}s" for width in widths).__mod__
-    lines = [line(tuple(headers)).rstrip(), line(tuple("-" * width for width in widths)).rstrip()]
-    lines += map(str.rstrip, map(line, zip(*plain, strict=True)))
+    widths = [max(len(header), max(map(len, column))) for header, column in zip(headers, plain, strict=True)]
+    line = "  ".join(f"%-{width}s" for width in widths)
+    lines = [(line % tuple(headers)).rstrip(), (line % tuple("-" * width for width in widths)).rstrip()]
+    # A column with one value on every row (an effect, a verdict, a pin) is written into the
+    # line's format once, not formatted again on each row.
+    parts, varying = [], []
+    for column, width in zip(plain, widths, strict=True):
+        if _same(column):
+            parts.append(column[0].ljust(width).replace("%", "%%"))
+        else:
+            parts.append(f"%-{width}s")
+            varying.append(column)
+    row_line = "  ".join(parts)
+    if varying:
+        lines += map(str.rstrip, map(row_line.__mod__, zip(*varying, strict=True)))
+    else:
+        lines += [(row_line % ()).rstrip()] * rows
     if title is not None:
         lines.insert(0, title)
     sys.stdout.write("\n".join(lines) + "\n")
@@ -54,12 +67,52 @@ def print_record_columns(keys: Sequence[str], columns: Sequence[Sequence[Any]]) 
     """``print_json`` of the records ``{key: value}`` of each row of ``columns`` (one per key),
     byte for byte, written column by column when every column holds strings, None, or lists
     (or tuples) of strings; otherwise through ``print_json``."""
-    rendered = [_json_column(column) for column in columns] if columns and len(columns[0]) else [None]
-    if any(column is None for column in rendered):
-        print_json([dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)])
+    if not columns or not len(columns[0]):
+        print_json([])
         return
-    record = "  {\n" + ",\n".join(f"    {_escaped(key)}: %s" for key in keys) + "\n  }"
-    sys.stdout.write("[\n" + ",\n".join(map(record.__mod__, zip(*rendered, strict=True))) + "\n]\n")
+    fields, varying = [], []
+    for key, column in zip(keys, columns, strict=True):
+        value = _json_field(column)
+        if value is None:
+            print_json([dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)])
+            return
+        field, values = value
+        fields.append(f"    {_escaped(key)}: {field}")
+        if values is not None:
+            varying.append(values)
+    record = "  {\n" + ",\n".join(fields) + "\n  }"
+    if varying:
+        body = ",\n".join(map(record.__mod__, zip(*varying, strict=True)))
+    else:
+        body = ",\n".join([record % ()] * len(columns[0]))
+    sys.stdout.write("[\n" + body + "\n]\n")
+
+
+def _json_field(column: Sequence[Any]) -> tuple[str, Sequence[str] | None] | None:
+    """How a record writes ``column``'s value: a format field and the values it takes, or the
+    JSON itself when the value is the same on every row (no values); None if a value is of a
+    kind ``_json_column`` does not write."""
+    if _same(column):
+        rendered = _json_column(column[:1])
+        return None if rendered is None else (rendered[0].replace("%", "%%"), None)
+    if _bare(column):
+        return '"%s"', column  # nothing to escape: the strings go in as they are
+    rendered = _json_column(column)
+    return None if rendered is None else ("%s", rendered)
+
+
+def _same(column: Sequence[Any]) -> bool:
+    """Every value of ``column`` equals the first (compared in C; equal objects are often one)."""
+    return column.count(column[0]) == len(column)
+
+
+def _bare(column: Sequence[Any]) -> bool:
+    """Strings that json.dumps writes as they are, between quotes: ASCII, printable, no quote
+    and no backslash."""
+    if set(map(type, column)) != {str}:
+        return False
+    text = "".join(column)
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def _json_column(values: Sequence[Any]) -> list[str] | None:
@@ -79,7 +132,9 @@ def _json_column(values: Sequence[Any]) -> list[str] | None:
 
 
 def _plain_column(column: Sequence[str]) -> Sequence[str]:
-    if "".join(column).isprintable() and max(map(len, column), default=0) <= _CELL_MAX:
+    if _same(column):
+        return column if column[0] == _plain(column[0]) else [_plain(column[0])] * len(column)
+    if "".join(column).isprintable() and max(map(len, column)) <= _CELL_MAX:
         return column  # the common case: nothing to change, found in two C-level passes
     return [_plain(cell) for cell in column]
 
