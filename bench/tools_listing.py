@@ -1,9 +1,11 @@
 """``toolpool tools`` at scale, base against head, alternated (issue 16, item 5).
 
-    .venv/bin/python bench/tools_listing.py WORLD BASE_SRC HEAD_SRC [--rounds N]
+    PYTHONPATH=src .venv/bin/python bench/tools_listing.py WORLD BASE_SRC HEAD_SRC [--rounds N]
 
-WORLD is a folder holding ``toolpool.toml`` and its store (for instance 20,000 servers x 5
-tools from ``bench/_scale_setup``, synced and with every tool imported). Each arm gets its
+WORLD is a folder holding ``toolpool.toml`` and its store. When it does not exist it is made
+(by this process's toolpool, ~2 min): 20,000 servers x 5 tools (``bench/_scale_setup``), a
+first ``toolpool tools`` (the store synced), every tool imported in one batch, three tools
+enabled, and ``toolpool tools`` again. Each arm gets its
 own copy of the folder (the listing kept beside a configuration names its path), one
 untimed run to keep its listing, then ``toolpool tools`` and ``toolpool tools --json`` are
 run as subprocesses, base and head alternately, ``--rounds`` times each. Prints user+sys CPU
@@ -32,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="toolpool-tools-"))
     try:
+        if not args.world.exists():
+            _make_world(args.world)
         arms = {name: _copy(args.world, work / name) for name in ("base", "head")}
         sources = {"base": args.base.resolve(), "head": args.head.resolve()}
         for name, folder in arms.items():
@@ -57,6 +61,26 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _make_world(world: Path, servers: int = 20_000, per_server: int = 5) -> None:
+    from _scale_setup import config_text, imported_tools
+    from toolpool import load_config
+    from toolpool.store import Store
+
+    world.mkdir(parents=True)
+    config = world / "toolpool.toml"
+    config.write_text(config_text(servers, per_server), encoding="utf-8")
+    env = dict(os.environ, NO_COLOR="1")
+    toolpool = [sys.executable, "-m", "toolpool"]
+    subprocess.run([*toolpool, "tools"], cwd=world, env=env, check=True, stdout=subprocess.DEVNULL)
+    with Store.open(load_config(config).store_url) as store:
+        store.tools.record_imports(imported_tools(servers, per_server), "bench")
+    for alias, tool in (("s00001", "tool_000"), ("s00002", "tool_001"), ("s00003", "tool_002")):
+        subprocess.run(
+            [*toolpool, "enable", alias, tool], cwd=world, env=env, check=True, stdout=subprocess.DEVNULL
+        )
+    subprocess.run([*toolpool, "tools"], cwd=world, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
 def _copy(world: Path, folder: Path) -> Path:
