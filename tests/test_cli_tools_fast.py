@@ -81,6 +81,9 @@ def _make_states(config: Path, servers: int) -> None:
                 store.tools.approve_write(alias, "writer", "Ana Ö.", "reviewed\tit", "ana")
         # srv0000/alpha was approved at version 1; importing version 2 changes its pin.
         _import(store, "srv0000", ["zeta", "alpha", "writer"], 2, dropped=True)
+        # A pin of a tool never imported: pinned (no definition differs from it).
+        definition = _definition("alpha", 1)
+        store.pins.approve_pin("srv0001", "alpha", definition, definition_hash(definition), "ana")
 
 
 def expected_rows(config: Path) -> list[dict[str, Any]]:
