@@ -136,8 +136,8 @@ def _states_of(listing: ConfigListing, key: SecretKey | None) -> Mapping[tuple[s
 
 
 def _print_listing(listing: ConfigListing, shown: Mapping[tuple[str, str], Shown], as_json: bool) -> None:
-    """The table (or ``--json``) of ``_row``/``_cells`` of every tool, built column by column:
-    at 100,000 tools a Python call per row and cell was most of the command's time."""
+    """The table, or ``--json`` (``_row`` of every tool), built column by column: at 100,000
+    tools a Python call per row and cell was most of the command's time."""
     aliases, names, actions, effects = _first_columns(listing.tools)
     found = list(map(shown.get, zip(aliases, names, strict=True)))
     states = [
@@ -149,13 +149,12 @@ def _print_listing(listing: ConfigListing, shown: Mapping[tuple[str, str], Shown
     ]
     pins = ["-" if row is None else _PIN_CELLS[row[0] >> 1] for row in found]
     if as_json:
-        keys = ("alias", "tool", "local_name", "action", "effect", "state", "verdict", "reasons", "pin")
         columns: list[Sequence[Any]] = [aliases, names, list(map("mcp__{}__{}".format, aliases, names))]
         columns += [[action or None for action in actions], effects, states]
         columns += [[None if row is None else row[1] for row in found]]
         columns += [[() if row is None else row[2] for row in found], pins]
         columns += [[None if row is None else row[3] for row in found]]
-        print_record_columns((*keys, "write_approved_by"), columns)
+        print_record_columns(_JSON_KEYS, columns)
         return
     verdicts = ["-" if row is None else row[1] or "-" for row in found]
     actions = [action or "-" for action in actions]
@@ -163,6 +162,18 @@ def _print_listing(listing: ConfigListing, shown: Mapping[tuple[str, str], Shown
 
 
 _HEADERS = ("alias", "tool", "action", "effect", "state", "verdict", "pin")
+_JSON_KEYS = (
+    "alias",
+    "tool",
+    "local_name",
+    "action",
+    "effect",
+    "state",
+    "verdict",
+    "reasons",
+    "pin",
+    "write_approved_by",
+)
 _STATE_CELLS = ("disabled", "enabled")  # by a Shown code's first bit
 _PIN_CELLS = ("-", "pinned", "changed")  # by pin_code
 
