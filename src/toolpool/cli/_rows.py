@@ -41,7 +41,7 @@ def print_columns(headers: Sequence[str], columns: Sequence[Sequence[str]], titl
         out.print(table)
         return
     plain = [_plain_column(column) for column in columns]
-    widths = [max(len(header), max(map(len, column))) for header, column in zip(headers, plain, strict=True)]
+    widths = [max(len(header), _longest(column)) for header, column in zip(headers, plain, strict=True)]
     line = "  ".join(f"%-{width}s" for width in widths)
     lines = [(line % tuple(headers)).rstrip(), (line % tuple("-" * width for width in widths)).rstrip()]
     # A column with one value on every row (an effect, a verdict, a pin) is written into the
@@ -134,9 +134,14 @@ def _json_column(values: Sequence[Any]) -> list[str] | None:
 def _plain_column(column: Sequence[str]) -> Sequence[str]:
     if _same(column):
         return column if column[0] == _plain(column[0]) else [_plain(column[0])] * len(column)
-    if "".join(column).isprintable() and max(map(len, column)) <= _CELL_MAX:
+    if "".join(column).isprintable() and _longest(column) <= _CELL_MAX:
         return column  # the common case: nothing to change, found in two C-level passes
     return [_plain(cell) for cell in column]
+
+
+def _longest(column: Sequence[str]) -> int:
+    """The longest cell's length; a column of one value is measured once."""
+    return len(column[0]) if _same(column) else max(map(len, column))
 
 
 def _plain(cell: str) -> str:
