@@ -75,7 +75,8 @@ def cached_listing(source: Path, text_hash: str) -> ConfigListing | None:
     store_url = head.get("store_url")
     if not (isinstance(store_url, str) and isinstance(aliases, list) and isinstance(tools, list)):
         return None
-    if not all(type(row) is list and len(row) == _ROW for row in tools):
+    # Every row a list of _ROW values, checked in two C-level passes (not a Python step per row).
+    if tools and (set(map(type, tools)) != {list} or set(map(len, tools)) != {_ROW}):
         return None
     return ConfigListing(text_hash, source, store_url, aliases, tools)
 

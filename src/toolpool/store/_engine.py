@@ -23,6 +23,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from toolpool.errors import UsageError
+from toolpool.store._sqlite_read import SQLITE_BUSY_TIMEOUT_S
 from toolpool.store._tables import ALEMBIC_VERSION_TABLE, SCHEMA_HEAD
 
 if TYPE_CHECKING:
@@ -42,9 +43,6 @@ __all__ = [
 MIGRATIONS = Path(__file__).with_name("migrations")
 # Execution option that marks a read transaction: on SQLite it begins DEFERRED, not IMMEDIATE.
 READ_ONLY = "toolpool_read_only"
-# How long a SQLite writer waits for another process's write lock before failing. Write
-# transactions are a few milliseconds; this bound only matters when something is stuck.
-SQLITE_BUSY_TIMEOUT_S = 30.0
 # The hot reads (gate 3, the release number, bearer tokens) run on the event loop: on
 # PostgreSQL a server that stops answering fails them after this long instead of holding it.
 HOT_READ_TIMEOUT_S = 5

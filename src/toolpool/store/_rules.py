@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from sqlalchemy import Row
-
 from toolpool.enablement import Event, Refusal, Standing, standing_of, transition
 
-if TYPE_CHECKING:  # the configuration's models: not imported with the store (cli._common)
+# The configuration's models are not imported with the store (cli._common), nor is SQLAlchemy
+# with ``SyncedPolicy`` (the listing kept beside a configuration holds them: cli._listing).
+if TYPE_CHECKING:
+    from sqlalchemy import Row
+
     from toolpool.config import ToolPolicy
 
 __all__ = [

@@ -35,6 +35,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator
 
+# The schema's revision and version table live where a read without SQLAlchemy finds them.
+from toolpool.store._sqlite_read import ALEMBIC_VERSION_TABLE, SCHEMA_HEAD
+
 __all__ = [
     "ALEMBIC_VERSION_TABLE",
     "HASH_LENGTH",
@@ -59,10 +62,6 @@ __all__ = [
     "usage_ledger",
 ]
 
-# Not "alembic_version": a PostgreSQL database may hold other applications' migrations.
-ALEMBIC_VERSION_TABLE = "toolpool_schema_version"
-# The newest migration's revision; a test checks that Alembic agrees.
-SCHEMA_HEAD = "0010"
 HASH_LENGTH = 71  # "sha256:" + 64 hex digits
 MAC_LENGTH = 76  # "hmac-sha256:" + 64 hex digits
 
