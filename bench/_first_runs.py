@@ -21,7 +21,7 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x, §4ab, §4ad, §4ae, §4aj, §4ao, §4ar, §4as, §4av, §4aw and §4az.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x, §4ab, §4ad, §4ae, §4aj, §4ao, §4ar, §4as, §4av, §4aw, §4az and §4ba.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
@@ -48,6 +48,7 @@ FIRST_RUNS = {
     "Z": ("screen_batch_z.jsonl", "05187e1"),  # §4av: the rules after §4at, §4au; model with R
     "AA": ("screen_batch_aa.jsonl", "c084b67"),  # §4aw: the rules of 637ce3e (after Z); model with R
     "AB": ("screen_batch_ab.jsonl", "fdfeeed"),  # §4az: the rules after §4ax, §4ay; model with R
+    "AC": ("screen_batch_ac.jsonl", "89bfb92"),  # §4ba: the same rules (src of fdfeeed); model with R
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),
