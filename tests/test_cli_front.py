@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -42,10 +43,24 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return (code if isinstance(code, int) else 1), captured.out, captured.err
 
 
-def test_the_version_is_the_one_pyproject_declares(capsys: pytest.CaptureFixture[str]) -> None:
-    declared = tomllib.loads(PYPROJECT.read_text())["project"]["version"]
+def test_the_version_is_the_one_the_package_was_built_with(capsys: pytest.CaptureFixture[str]) -> None:
+    project = tomllib.loads(PYPROJECT.read_text())
+    # One home: pyproject.toml takes the version from the module that toolpool imports.
+    assert project["project"]["dynamic"] == ["version"]
+    assert (PYPROJECT.parent / project["tool"]["hatch"]["version"]["path"]).resolve() == (
+        Path(toolpool.__file__).parent / "_version.py"
+    ).resolve()
+    declared = importlib.metadata.version("toolpool")  # what the installed build recorded
     assert toolpool.__version__ == declared
     assert _run(capsys, "--version") == (0, f"toolpool {declared}\n", "")
+
+
+def test_importing_toolpool_never_loads_the_package_metadata_machinery() -> None:
+    probe = "import sys, toolpool; print(toolpool.__version__, 'importlib.metadata' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == [toolpool.__version__, "False"]
 
 
 def test_help_shows_no_type_after_flags_and_the_everyday_commands_first(

@@ -20,7 +20,6 @@ the client's ``traceparent`` from ``params._meta``, else from the HTTP header.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
 
 import mcp_types
@@ -29,6 +28,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
+from toolpool._version import __version__
 from toolpool.serve.gateway._clients import ClientView
 from toolpool.serve.gateway._gateway import Gateway
 from toolpool.serve.gateway._wire import CODE_META_KEY
@@ -105,7 +105,7 @@ def build_server(gateway: Gateway, door: Door) -> Server[Any]:
 
     return _GatewayServer(
         SERVER_NAME,
-        version=_version(),
+        version=__version__,
         instructions=INSTRUCTIONS,
         cache_hints={"tools/list": CacheHint(ttl_ms=0, scope="private")},
         get_tool_input_schema=lambda _name: None,
@@ -142,10 +142,3 @@ def _session_attributes(view: ClientView, tool: str | None = None) -> dict[str, 
         names.SNAPSHOT_VERSION: snapshot.version,
         names.ALIAS: None if exposed is None else exposed.alias,
     }
-
-
-def _version() -> str:
-    try:
-        return version("toolpool")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0"
