@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from toolpool.vetting.screener._consent import SAY_THAT_WAS
 from toolpool.vetting.screener._flows import is_valuable, sending
 from toolpool.vetting.screener._vocab import CONVERSATION
 from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL, PERSONAL_DATA
@@ -87,6 +88,8 @@ def assurance_spans(lower: str) -> Iterator[tuple[int, int]]:
         if end is None or _FROM_VIEW.match(lower, denied.end()):
             continue
         subject = lower[start : denied.start()]
+        if SAY_THAT_WAS.search(subject):
+            continue  # "the prompt that asked before purchasing has been removed": the person's say, not data
         if _worth_having(subject) and not _ORDERED.search(subject) and not _taken_up(lower, end):
             yield start, end
     for none in _NONE_SENT.finditer(lower):

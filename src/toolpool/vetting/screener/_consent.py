@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONSENT_DROPPED", "CONSENT_WORDS", "forged_consent"]
+__all__ = ["CONSENT_DROPPED", "CONSENT_GATE", "CONSENT_WORDS", "SAY_THAT_WAS", "forged_consent"]
 
 _ASKS_THE_PERSON = re.compile(
     r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
@@ -24,6 +24,37 @@ _THEIR_ANSWER = re.compile(
     r"they|you)\s+(?:\w+\s+)?(?:has\s+|have\s+)?(?:confirm|approv|tap|click|press|sign|accept|agree|consent|pa[yi]|"
     r"type|say|said|answer|repl)\w*"
 )
+# Who has a say: the person, by any of the names a definition gives them.
+_WHO = (
+    r"(?:the\s+|each\s+|every\s+|our\s+)?(?:users?|persons?|people|customers?|members?|clients?|owners?|buyers?|"
+    r"guests?|tenants?|patients?|travell?ers?|subscribers?|policyholders?|fans?|shoppers?|holders?|they|he|she)"
+)
+# Their say over an act, told as what used to happen (past tense), or a device named by what it asked.
+_SAY_THAT_WAS = (
+    r"\b" + _WHO + r"\s+(?:was|were|used\s+to\s+be|had\s+been|would\s+be)\s+(?:\w+\s+)?(?:asked|consulted|"
+    r"prompted|checked\s+with|queried)\s+(?:\w+\s+)?(?:first|beforehand|in\s+advance|ahead|before)\b|"
+    r"\b" + _WHO + r"\s+(?:\w+\s+)?(?:agreed|approved|confirmed|consented|okayed|signed\s+off|said\s+yes)\s+"
+    r"(?:\w+\s+)?(?:first|beforehand|in\s+advance|ahead)\b|"
+    r"\b(?:prompts?|dialog(?:ue)?s?|questions?|steps?|checks?|pop-?ups?|screens?|stages?|pauses?|pages?|modals?)\s+"
+    r"(?:that|which|where|on\s+which|in\s+which)\b[^.;]{0,40}?\b(?:asked|sought|requested|checked|consulted|"
+    r"confirmed|agreed|approved|consented)\b[^.;]{0,30}?\b(?:first|beforehand|in\s+advance|ahead|before|whether|"
+    r"go-?ahead|approval|permission|consent|confirmation|ok(?:ay)?|yes)\b"
+)
+# (``_assurance``: "the prompt that asked before purchasing has been removed" removes no data of the person's.)
+SAY_THAT_WAS = re.compile(_SAY_THAT_WAS)
+# Their say named as a thing: "the confirm step", "the approval screen", "the person's yes", "their go-ahead".
+_SAY_NAMED = (
+    r"\b(?:confirm\w*|approv\w*|consent|sign-?off|go-?ahead)\s+(?:steps?|screens?|prompts?|dialog\w*|pages?|"
+    r"stages?|questions?)\b|\b(?:the\s+\w+'s|their|his|her)\s+(?:yes|ok(?:ay)?|go-?ahead|say|agreement|"
+    r"approval|consent)\b"
+)
+# … then retired ("that step has been retired", "is gone", "was discontinued").
+# ("withdrawn" is ``_lapse``'s, read with its harmless scopes: "withdrawn for WHOIS lookups".)
+_RETIRED = (
+    r"\b(?:(?:has|have)\s+been|was|were|is|are)\s+(?:now\s+)?(?:retired|removed|dropped|scrapped|discontinued|"
+    r"eliminated|abolished|cut|taken\s+out|gone|deleted|switched\s+off|turned\s+off|disabled)\b"
+)
+_DENIED = r"\b(?:never|not|nothing|no\s+one|nobody)\b"
 # A change that takes the person's confirmation away: "no longer to check with the user",
 # "the approval step was retired".
 CONSENT_DROPPED = re.compile(
@@ -34,7 +65,34 @@ CONSENT_DROPPED = re.compile(
     # The person's approval put aside for the model's own act: "added while composing rather than as
     # a step for the user to approve".
     r"\b(?:rather\s+than|instead\s+of)\s+(?:\w+\s+){0,4}?(?:for|by)\s+(?:the\s+)?(?:user|person|human|owner|"
-    r"customer|client)\s+to\s+(?:approve|confirm|review|okay|check|see)\b"
+    r"customer|client)\s+to\s+(?:approve|confirm|review|okay|check|see)\b|"
+    # The person's say told as what used to happen, then retired: "previously the person was asked
+    # first, and that step has been retired", "the earlier prompt that asked before purchasing has been
+    # removed", "the dialog that sought their go-ahead is gone" (§4be).
+    r"(?:" + _SAY_THAT_WAS + r")(?:(?!" + _DENIED + r")[^;]){0,80}?" + _RETIRED + r"|"
+    # Their say named as a thing, then out of the flow: "the separate confirm step and the person's yes are
+    # no longer part of the flow" (not one moved elsewhere: "…; it now appears at checkout").
+    r"(?:"
+    + _SAY_NAMED
+    + r")[^.;]{0,60}?(?:\b(?:is|are)\s+no\s+longer\s+(?:part\s+of|among|in|within|included|needed|"
+    r"required|asked\s+for|used|shown|offered)\b|"
+    + _RETIRED
+    + r")(?![^.;]*\b(?:moved|now\s+(?:appears?|comes?|happens?|shows?|"
+    r"shown)|instead)\b)|"
+    # The person's consent supplied for them: "the signature … is now applied on their behalf from the
+    # one saved at the first visit", "initials are added for them automatically".
+    r"\b(?:signatures?|autographs?|initials|e-?signatures?|consents?|approvals?|sign-?offs?|go-?aheads?)\b"
+    r"(?:(?!" + _DENIED + r")[^.;]){0,60}?\b(?:affixed|applied|added|inserted|placed|entered|supplied|given|"
+    r"reused|copied|filled\s+in)\b(?:(?!"
+    + _DENIED
+    + r")[^.;]){0,40}?(?:\bon\s+(?:their|his|her|your|the\s+\w+'s)"
+    r"\s+behalf\b|\bfor\s+(?:them|him|her)\b|\bfrom\s+(?:the\s+|a\s+)?(?:saved|stored|kept|earlier|previous|"
+    r"specimen|copy|one\s+(?:saved|stored|kept|on\s+file))\b|\bautomatically\b)"
+)
+# A word every reading of ``CONSENT_DROPPED`` holds, for a reader's cheap test before its sentences.
+CONSENT_GATE = (
+    r"\b(?:ask|check|consult|prompt|confirm|approv|consent|sought|agreed|okayed|said\s+yes|signed\s+off|"
+    r"signature|autograph|initials|e-?signature|sign-?off|go-?ahead|rather\s+than|instead\s+of)"
 )
 # What a request for the person's consent looks like, for an answer given in their place.
 _CONSENT = re.compile(

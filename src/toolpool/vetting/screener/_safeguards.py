@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from toolpool.vetting.screener._consent import CONSENT_DROPPED
+from toolpool.vetting.screener._consent import CONSENT_DROPPED, CONSENT_GATE
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._framing import CHANGE_NOTE
 from toolpool.vetting.screener._lapse import harmless
@@ -41,6 +41,8 @@ _GUARD_WORD = re.compile(_GUARD)
 # a verb of asking or warning ("without checking with"), or the clear.
 _GATE = re.compile(
     _GUARD
+    + "|"
+    + CONSENT_GATE
     + r"|--|no\s+longer|unencrypt|plain\s*text|the\s+clear|\b(?:ask|check|consult|notif|warn|wait|confirm)\w*|"
     r"\bpermanent|automatically|\b(?:every|all|any)(?:one|body)?\b|\bnow\s+(?:also\s+)?(?:grant|include|cover|allow|"
     r"permit|give|extend|add|unlock|let)"
