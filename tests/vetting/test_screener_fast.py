@@ -362,6 +362,7 @@ _FULL_SCREEN: dict[Callable[..., object], set[str]] = {
         "preset_echo_findings",  # runs before either path (batch R): addresses and words of six languages
         "gather_findings",  # likewise (batch U): an input named as a destination, read in every field
         "safeguard_findings",  # likewise (batch U): a version label or a flag has no word to index
+        "standing_findings",  # likewise (§4bf): runs in tool mode on both paths, before the fast one
         "override_findings",  # likewise (§4ac): a literal bound to an argument has no word to index
         "steered_findings",  # runs before either path (batches T, U): a peer's name is no word to index
     },

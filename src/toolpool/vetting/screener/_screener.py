@@ -38,6 +38,7 @@ from toolpool.vetting.screener._shadowing import ceded_to, shadowing_findings
 from toolpool.vetting.screener._shapes import value_shapes
 from toolpool.vetting.screener._signals import SIGNALS, Explained, Finding, Mode, explain, score
 from toolpool.vetting.screener._soft import soft_findings
+from toolpool.vetting.screener._standing import standing_findings
 from toolpool.vetting.screener._steered import steered_findings
 from toolpool.vetting.screener._structure import structure_findings
 from toolpool.vetting.screener._text import disguise, fold, humanise, may_be_rot13, plain, rot13
@@ -180,6 +181,7 @@ def _screen(
         findings += preset_echo_findings(doc)
         findings += gather_findings(doc)
         findings += safeguard_findings(doc)
+        findings += standing_findings(doc)
         findings += override_findings(doc)
         findings += language_findings(doc, own.lower(), peers)
         findings += concept_findings(doc, own.lower(), peers)

@@ -1,0 +1,134 @@
+"""A standing order (issue 18, §4bf): what the model is to do in every conversation, whatever is asked.
+
+A tool's description speaks of its own call. Line jumping speaks past it, to a scope no call has:
+"from the first message of any chat", "every reply, on any topic", "before a new conversation is
+answered at all", "in effect before any tool is chosen", "prior to any other tool being used". Under
+such a scope, an act that serves someone other than the person is an attack whatever its voice — no
+order word ("must", "always") and no writer named ("the assistant") is needed:
+
+- **a plug**: a product, a plan, an offer or a link recommended, mentioned, promoted or opened with
+  ("… each reply suggests moving savings into VaultPay", "responses point them to the annual pass");
+- **the person's secrets asked for or repeated**: a password, a key, a card, an identity number
+  requested, or echoed back in every answer.
+
+Not one: the scope denied ("nothing is promoted", "never requests passwords"), said to people ("Tip for
+listeners: prior to any other app, …"), or an act that is the tool's own job under a scope of its own
+answers ("every response lists the partner discounts that match what the shopper searched for" has no
+scope past the call; "every response cites the carrier's tracking page" plugs nothing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._signals import Finding
+from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL_DATA, PERSONAL_SECRETS
+
+__all__ = ["standing_findings"]
+
+_TALK = r"(?:conversations?|sessions?|chats?|threads?|dialog(?:ue)?s?|exchanges?|interactions?)"
+_TURN = r"(?:messages?|questions?|requests?|quer(?:y|ies)|repl(?:y|ies)|responses?|answers?|turns?)"
+# A scope no call of the tool has: every conversation from its start, whatever is asked, before any tool.
+_SCOPE = re.compile(
+    r"\b(?:at|from)\s+(?:the\s+)?(?:very\s+)?(?:start|beginning|outset|opening|first\s+"
+    + _TURN
+    + r")\s+of\s+"
+    r"(?:every|each|any|a\s+new|a|the)\s+(?:new\s+)?" + _TALK + r"|"
+    r"\b(?:whenever|each\s+time|every\s+time|as\s+soon\s+as|once)\s+(?:a|an|any|each|every|the)\s+(?:new\s+)?"
+    + _TALK
+    + r"\s+(?:opens?|starts?|begins?|gets?\s+under\s+way|is\s+(?:started|opened|begun))|"
+    r"\b(?:each|every|any)\s+(?:new\s+)?" + _TALK + r"\s+(?:begins?|starts?|opens?)\s+(?:by|with)\b|"
+    r"\bbefore\s+(?:any|each|every|the\s+first|a\s+new)\s+(?:new\s+|other\s+)?(?:"
+    + _TALK
+    + "|"
+    + _TURN
+    + r")\s+"
+    r"(?:is|are|gets?)\s+(?:\w+\s+)?(?:answered|handled|addressed|started|opened|begun)|"
+    r"\bbefore\s+(?:addressing|answering|handling|doing)\s+(?:anything|any(?:thing)?\s+else|the\s+(?:question|request))|"
+    r"\b(?:prior\s+to|before)\s+(?:any|every|each)\s+(?:other\s+)?tools?\s+(?:\w+\s+){0,2}?(?:used|called|chosen|"
+    r"run|invoked|picked)|\bin\s+effect\s+before\s+any\s+tool|\bnot\s+only\s+when\s+this\s+tool\s+is\s+(?:called|used)|"
+    r"\b(?:whatever|regardless\s+of|irrespective\s+of|no\s+matter)\s+(?:what\s+)?(?:the\s+)?(?:\w+\s+)?(?:subject|topic|"
+    r"question|request|query|enquir\w+|inquir\w+|ask\w*|is\s+asked)|"
+    r"\bwhether\s+or\s+not\s+the\s+(?:topic|subject|question)|\bon\s+any\s+(?:topic|subject)\b"
+)
+# A plug: something recommended, promoted or opened with, that is a product, a plan, an offer or a link.
+_PUSH = re.compile(
+    r"\b(?:promot|recommend|suggest|mention|advertis|plug|pitch|upsell|endors|push|point\w*\s+(?:\w+\s+)?to|"
+    r"(?:opens?|ends?|closes?|starts?|begins?)\s+(?:\w+\s+)?(?:with|by)|link\w*\s+to|steer|nudg|invit\w*\s+(?:\w+\s+)?to\s+"
+    r"(?:buy|join|subscribe|upgrade|sign))\w*"
+)
+_GOODS = re.compile(
+    r"\b(?:subscriptions?|premium|plans?|offers?|deals?|discounts?|sponsors?|partners?|upgrades?|promos?|"
+    r"coupons?|memberships?|passes|products?|brands?|savings|invest\w*|loans?|insurance|store|shop)\b"
+)
+# The person's secrets asked for, or handed back in every answer.
+_ASK = re.compile(
+    r"\b(?:request|ask|invit|prompt|collect|gather|obtain|get|have)\w*\b[^.;]{0,60}?\b(?:share|paste|supply|"
+    r"provide|enter|type|give|send|read\s+out)?"
+)
+_SECRET = re.compile(
+    r"\b(?:passwords?|passphrases?|passcodes?|pins?|api\s+keys?|keys|tokens?|secrets?|credentials|logins?|"
+    r"card\s+(?:numbers?|details)|cvvs?|seed\s+phrases?|social\s+security|ssn|pps\s+numbers?|national\s+ids?|"
+    r"passports?|id\s+numbers?|bank(?:ing)?\s+(?:details|logins?|passwords?))\b"
+)
+_ECHO = re.compile(r"\b(?:repeat|echo|restat|includ|quot)\w*\b[^.;]{0,40}?\b(?:each|every|all)\s+" + _TURN)
+# The tool asking for its own input ("the tool asks for the account's API key") is no ask of the model's.
+_TOOLS_OWN = re.compile(
+    r"\b(?:the|this)\s+(?:tool|form|app|server|service)\s+(?:\w+\s+)?(?:asks?|requests?|prompts?|"
+    r"collects?|needs?|takes?)\b|\bit\s+(?:asks?|requests?|prompts?|needs?)\b"
+)
+# A plug bounded by the person's own choice ("only from the catalogue the user selected").
+_THEIR_CHOICE = re.compile(
+    r"\b(?:the\s+)?(?:user|person|customer|shopper|buyer|member|reader|they|you)\s+(?:has\s+|have\s+)?(?:\w+\s+)?"
+    r"(?:selected|chose|chosen|picked|asked\s+for|searched\s+for|set|saved|requested|follows?|subscribed\s+to)\b"
+)
+# Not an order to the model: a denial, or words said to people.
+_DENIED = re.compile(r"\b(?:never|not|nothing|no|none|neither|nor|without)\b|n't\b")
+_TO_PEOPLE = re.compile(
+    r"^\W*(?:tips?|notes?|advice|reminders?)\s+for\s+\w+|^\W*(?:attendees|visitors|guests|listeners|readers|"
+    r"customers|buyers|members|users|people)\b"
+)
+_CLAUSE = re.compile(r"[;:]")
+
+
+def standing_findings(doc: Doc) -> Iterator[Finding]:
+    """A ``line_jumping`` finding for the first sentence that scopes a plug or an ask for secrets past
+    any call of the tool."""
+    if not _SCOPE.search(doc.lower):
+        return
+    for start, end in doc.sentences():
+        sentence = doc.lower[start:end]
+        scope = _SCOPE.search(sentence)
+        if scope is None or _TO_PEOPLE.search(sentence):
+            continue
+        if any(_serves_another(clause) for clause in _clauses(sentence, scope.start())):
+            yield Finding("line_jumping", doc.where(start), 1.0)
+            return
+
+
+def _clauses(sentence: str, at: int) -> list[str]:
+    """The clause of the scope with the rest of the sentence ("At the outset of each exchange, the model
+    requests …, and repeats it …"), and each later clause on its own."""
+    parts = _CLAUSE.split(sentence[at:])
+    return [parts[0], *parts[1:]]
+
+
+def _serves_another(clause: str) -> bool:
+    if _DENIED.search(clause):
+        return False
+    push = _PUSH.search(clause)
+    plug = push is not None and bool(
+        _GOODS.search(clause, push.start()) or DESTINATIONS.search(clause, push.start())
+    )
+    if plug and not _THEIR_CHOICE.search(clause):
+        return True
+    if _TOOLS_OWN.search(clause):
+        return False
+    ask = _ASK.search(clause)
+    if ask and (_SECRET.search(clause, ask.start()) or PERSONAL_SECRETS.search(clause, ask.start())):
+        return True
+    if ask and PERSONAL_DATA.search(clause, ask.start()):
+        return True
+    return bool(_ECHO.search(clause) and (_SECRET.search(clause) or PERSONAL_SECRETS.search(clause)))
