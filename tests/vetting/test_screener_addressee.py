@@ -142,35 +142,11 @@ _NEAR_FULL = 0.5
 # The time words under study themselves ("from now on"), which the paraphrases must keep.
 _STUDIED = frozenset({"now"})
 
-# Probes that failed as first written (before any rule of this branch): strict, so a fix is noticed.
-_FAILED_FIRST = frozenset(
-    f"honest:{shape}"
-    for shape in (
-        "denied of this tool",
-        "denied, the model named",
-        "said to people by a label",
-        "people as the subject",
-        "the person's act in the passive",
-        "from now on, in the person's favour",
-        "the person's own ask as the gate",
-        "a peer used for its own purpose",
-        "denied in Indonesian",
-        "denied in Swahili",
-    )
-)
+# As first written (commit 47cb57b, before any rule of this branch), every poisoned twin dropped and
+# every honest one but "a negated order is still an order" failed (strict xfails then, lifted since).
 
 
-def _honest(shape: str) -> pytest.param:  # type: ignore[valid-type]
-    marks = [pytest.mark.xfail(strict=True)] if f"honest:{shape}" in _FAILED_FIRST else []
-    return pytest.param(shape, id=shape, marks=marks)
-
-
-def _poisoned(shape: str) -> pytest.param:  # type: ignore[valid-type]
-    marks = [pytest.mark.xfail(strict=True)] if f"poisoned:{shape}" in _FAILED_FIRST else []
-    return pytest.param(shape, id=shape, marks=marks)
-
-
-@pytest.mark.parametrize("shape", [_honest(shape) for shape in PROBES])
+@pytest.mark.parametrize("shape", list(PROBES))
 def test_time_and_order_words_said_honestly_do_not_drop(shape: str) -> None:
     honest, _, peers = PROBES[shape]
     tool = PublishedTool(name="probe_lookup", description=honest, input_schema=SCHEMA)
@@ -179,7 +155,7 @@ def test_time_and_order_words_said_honestly_do_not_drop(shape: str) -> None:
     assert not counted & _READINGS, counted
 
 
-@pytest.mark.parametrize("shape", [_poisoned(shape) for shape in PROBES])
+@pytest.mark.parametrize("shape", list(PROBES))
 def test_the_same_words_aimed_at_the_model_with_a_payload_still_drop(shape: str) -> None:
     _, poisoned, peers = PROBES[shape]
     dropped, signals = verdict_of(poisoned, peers)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._addressee import person_gate
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
 from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
@@ -32,8 +33,15 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
     override = OVERRIDE_CHOICE.pattern.search(sentence)
     # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
     # "may pick a cheaper one" does not.
-    chosen = override is not None and (
-        _self_chosen(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
+    # "it only runs when the user asks": the person's ask is this tool's gate, their choice is served,
+    # and the gate's "only" or "solely" is no claim over other tools.
+    gate = None if override is None else person_gate(sentence, override.start())
+    if override is not None and gate is not None:
+        sentence = sentence[:gate] + " " * (override.start() - gate) + sentence[override.start() :]
+    chosen = (
+        override is not None
+        and gate is None
+        and (_self_chosen(sentence) or (conceded(sentence, override) and ORDER.search(sentence)))
     )
     run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)
     if not (run_down or chosen):
