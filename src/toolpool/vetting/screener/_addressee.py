@@ -56,6 +56,11 @@ _DENIAL = re.compile(
     r"\b(?:has|have|holds?|carries|carry|gives?|sets?)\s+(?:no|zero|not\s+any)\s+(?:\w+\s+){0,2}?"
     r"(?:instructions?|orders?|directives?|rules?)\b"
 )
+# A denial inside a condition or a concession: "even when it is not called", "if it is never run".
+_CONDITION = re.compile(
+    r"\b(?:when|whenever|if|while|unless|whether|even|though|although|until|regardless|irrespective|once)\b"
+    r"(?:\s+[\w'-]+){0,4}\s*$"
+)
 # Other tools as the subject of the denial: "no other tool is to be called before this one".
 _OTHERS = re.compile(
     r"\b(?:other|another|others|rest|remaining|every|all|any)\s+(?:\w+\s+)?(?:tools?|servers?)\b"
@@ -110,7 +115,11 @@ def _clause(sentence: str, at: int) -> tuple[int, int]:
 
 def _denies(clause: str) -> bool:
     found = _DENIAL.search(clause)
-    return found is not None and _OTHERS.search(clause, 0, found.start()) is None
+    if found is None or _CONDITION.search(clause, max(0, found.start() - 60), found.start()):
+        return (
+            False  # "valid even when the tool is not called": a condition, or a concession, asserts nothing
+        )
+    return _OTHERS.search(clause, 0, found.start()) is None
 
 
 def denied(sentence: str, at: int) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from toolpool.vetting.screener._addressee import person_gate
+from toolpool.vetting.screener._addressee import negated_just_before, person_gate
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
 from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
@@ -55,7 +55,11 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
         return ("squatting", 1.0)
     if not run_down or no_tool_run_down(sentence):
         return None  # nothing run down, or only a part of a tool (a setting, a scope) or this tool's own
-    return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
+    if CHOICE.search(sentence) or ORDER.search(sentence):
+        return ("squatting", 1.0)
+    # "the notice concerns our own v1 endpoints, not other vendors' tools": the others are excluded
+    # from what is said, and nothing is chosen ("use this, not the others" chooses).
+    return None if _others_excluded(sentence) else ("squatting", 0.7)
 
 
 # This tool as the subject of what it does ("this tool returns at most 500", "this one switches to that
@@ -69,3 +73,14 @@ _DOING = re.compile(
 def _self_chosen(sentence: str) -> bool:
     """A choice of this tool in ``sentence``, not this tool as the subject of its own job."""
     return any(_DOING.match(sentence, found.start()) is None for found in SELF_CHOICE.finditer(sentence))
+
+
+def _others_excluded(sentence: str) -> bool:
+    """Every other tool the sentence names is named only to be excluded ("not other vendors' tools")."""
+    if SELF_CHOICE.search(sentence) or _PICKED.search(sentence):
+        return False  # "use this reader, not the other tools": a contrast that picks this one
+    rivals = [rival.start() for rival in RIVALS.pattern.finditer(sentence)]
+    return bool(rivals) and all(negated_just_before(sentence, at) for at in rivals)
+
+
+_PICKED = re.compile(r"\b(?:use|prefer|pick|choose|try|call|trust)\s+(?:this|it|me|us|ours|mine)\b")
