@@ -253,12 +253,12 @@ def _line_jump(sentence: str) -> tuple[str, float] | None:
     """A scope over the conversation read with what it orders; a clause that denies this tool's call
     ("it is not meant to be run at the start of any chat") orders nothing, and a weak finding whose
     scope is only spoken to people ("Tip for guests: before anything else, …") is none."""
-    sentence = undenied(sentence)
-    scopes = [m.start() for m in GLOBAL_ORDER.pattern.finditer(sentence)]
-    if not scopes:
-        return None
-    found = _scoped(sentence)
-    if found is not None and found[1] < 1.0 and all(said_to_people(sentence, at) for at in scopes):
+    kept = undenied(sentence)
+    scopes = [m.start() for m in GLOBAL_ORDER.pattern.finditer(kept)]
+    if kept != sentence and not scopes:
+        return None  # every scope stood in a denied clause (a scope carried from before has none here)
+    found = _scoped(kept)
+    if found is not None and found[1] < 1.0 and scopes and all(said_to_people(kept, at) for at in scopes):
         return None
     return found
 
