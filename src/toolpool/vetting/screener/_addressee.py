@@ -2,8 +2,8 @@
 
 "Before any other task", "at the start of each chat", "from now on" and the person's own ask are
 common in honest text. They are line jumping only as orders *to the model*, and only when not denied.
-Three readings, each of a clause (``;``, ``:`` and a sentence's end close one; commas do not, so a list
-of scopes stays under the verb that governs it):
+Three readings, each of a clause (``;``, ``:``, a sentence's end and a comma before "and", "but" … close
+one; other commas do not, so a list of scopes stays under the verb that governs it):
 
 - **denied of this tool**: the clause denies that this tool is called, needed or does anything ("is not
   meant to be invoked before …", "there is no need to run it at the start …", "does nothing at the
@@ -32,7 +32,10 @@ __all__ = [
     "undenied",
 ]
 
-_CLAUSE_END = re.compile(r"[;:!?\n]|\.(?=\s|$)|\s[\u2013\u2014]\s")
+# A clause ends at ; : ! ? a full stop, a dash, and a comma that joins another clause ("…, and every reply …").
+_CLAUSE_END = re.compile(
+    r"[;:!?\n]|\.(?=\s|$)|\s[\u2013\u2014]\s|,\s*(?:and|but|while|whereas|yet|so|then)\b"
+)
 
 # This tool's call, its need or its doing denied: "is not meant to be called", "is never invoked", "there is
 # no need to run it", "need not be used", "does not have to be invoked", "does nothing", "carries zero
