@@ -8,7 +8,8 @@ one; other commas do not, so a list of scopes stays under the verb that governs 
 - **denied of this tool**: the clause denies that this tool is called, needed or does anything ("is not
   meant to be invoked before …", "there is no need to run it at the start …", "does nothing at the
   outset of a chat"). A negated order to the model is no denial ("do not answer before calling this");
-  neither is a denial whose subject is other tools ("other tools are not to be called before this").
+  neither is a denial whose subject is other tools ("other tools are not to be called before this"), nor
+  one inside a condition or a concession ("valid even when the tool is not called").
 - **said to people**: the clause is spoken to people by a label ("Advice for swimmers: …") or has a
   person as the subject of an active verb ("buyers usually ask this before anything else", "the parent
   reviews the totals before any action is taken"), and the model is not named in it.
