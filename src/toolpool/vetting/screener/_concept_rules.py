@@ -65,6 +65,7 @@ _HEAD = 3  # characters after a peer's name where a TOOL is the peer's own noun 
 _BUDGET = 20_000  # characters of text not in English read per definition
 _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
+_DENIED_CALL = 16  # characters from a negation to the call it denies ("not necessary must call")
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
 _CLAUSE = re.compile(
     r"[;,\u060c\u061b\u1363\u1364\u3001\uff0c\uff1b]"
@@ -165,7 +166,7 @@ def _classes(
     denied_peer = peer and "CALL" in found and _peer_clause(sentence, names, patterns, ("NOT", "NOLONGER"))
     if others and ((claim and _run_down(found, order, denied_peer)) or _conceded(found, own in words)):
         yield "squatting"
-    if _line_jumping(found, order, place):
+    if _line_jumping(found, order, place) and not _call_denied(sentence, found, place, patterns):
         yield "line_jumping"
     if "FROMNOW" in found:
         # From a version on, done without asking, or the asking removed (and nothing denied: "… never
@@ -229,6 +230,27 @@ def _denied(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]]) -> bo
         )
         if "NOT" in language and any(m.start() not in without for m in language["NOT"].finditer(sentence)):
             return True
+    return False
+
+
+def _call_denied(
+    sentence: str, found: frozenset[str], place: bool, patterns: Sequence[dict[str, re.Pattern[str]]]
+) -> bool:
+    """The call itself denied, with nothing sent and no "always": a negation (NOT, or a NOLONGER form
+    such as "no longer needed") just before a CALL, a MUST between them at most ("there is no need to
+    call it before the chat starts", "ບໍ່ຈຳເປັນຕ້ອງເອີ້ນໃຊ້ກ່ອນ…", "looma baahna in la waco …")."""
+    if place or found & {"ALWAYS", "SEND", "DISPATCH"}:
+        return False
+    for language in patterns:
+        if "CALL" not in language:
+            continue
+        calls = [m.start() for m in language["CALL"].finditer(sentence)]
+        for concept in ("NOT", "NOLONGER"):
+            if concept not in language:
+                continue
+            for negation in language[concept].finditer(sentence):
+                if any(0 <= call - negation.end() <= _DENIED_CALL for call in calls):
+                    return True
     return False
 
 

@@ -25,6 +25,7 @@ from functools import lru_cache
 from itertools import islice
 
 from toolpool.vetting.screener._address import ADDRESSED, CLAUSE_START, ORDER_LABEL, ORDER_VERB
+from toolpool.vetting.screener._addressee import undenied
 from toolpool.vetting.screener._categories import (
     AVOID,
     BACK_REFERENCE,
@@ -94,7 +95,8 @@ def weighed(doc: Doc, own: str, peers: Collection[str]) -> Iterator[tuple[str, f
     The costliest categories are read last, and only where they could still lift the sentence to
     ``FULL``: below it, the points are a lower bound."""
     spans = doc.sentences()[:_MAX_SENTENCES]
-    said = [(doc.part(start), doc.lower[start:end]) for start, end in spans]
+    # A clause that denies this tool's call orders nothing ("it is not meant to run on every reply").
+    said = [(doc.part(start), undenied(doc.lower[start:end])) for start, end in spans]
     addressed_in = [0.0 if part.name else _addressed(sentence) for part, sentence in said]
     spoken_to = any(addressed_in)  # does the definition address the model anywhere?
     sending = _sending(doc)

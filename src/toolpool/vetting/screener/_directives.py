@@ -7,9 +7,15 @@ in a neutral sentence by its ``neutral`` strength, quoted or reported as an exam
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from toolpool.vetting.screener._addressee import (
+    denied,
+    from_now_for_people,
+    negated_just_before,
+    said_to_people,
+)
 from toolpool.vetting.screener._context import is_directive, position, strength
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._signals import MATCH_BUDGET, MENTION_STRENGTH, Finding
@@ -28,16 +34,45 @@ _SCOPE = (
 _PERSON = r"(?:user|person|human|customer|client|buyer|owner|requester|caller|maintainer|patient|member|them|anyone)s?\b"
 
 
+# Does a match (sentence in lower case, its start and end in it) speak to someone other than the model?
+_Elsewhere = Callable[[str, int, int], bool]
+
+
 @dataclass(frozen=True, slots=True)
 class _Phrase:
     signal: str
     words: Vocab
     neutral: float
     by_sentence: bool = False  # position from the whole sentence (does it read as an order?)
+    elsewhere: _Elsewhere | None = None  # a reading that gives the words to someone else: a mention
 
 
-def _p(signal: str, needles: str, pattern: str, neutral: float, *, by_sentence: bool = False) -> _Phrase:
-    return _Phrase(signal, vocab(pattern, needles), neutral, by_sentence)
+def _p(
+    signal: str,
+    needles: str,
+    pattern: str,
+    neutral: float,
+    *,
+    by_sentence: bool = False,
+    elsewhere: _Elsewhere | None = None,
+) -> _Phrase:
+    return _Phrase(signal, vocab(pattern, needles), neutral, by_sentence, elsewhere)
+
+
+def _not_the_models(sentence: str, at: int, end: int) -> bool:
+    """A time or order word whose clause denies this tool's call ("is not meant to be run before any
+    request") or is spoken to people ("Tip for visitors: before any other task, …")."""
+    return denied(sentence, at) or said_to_people(sentence, at)
+
+
+def _for_people(sentence: str, at: int, end: int) -> bool:
+    """ "From now on" that changes what people or the service may do ("… renewals can start earlier")."""
+    return sentence.startswith("from now on", at) and from_now_for_people(sentence, end)
+
+
+def _denied_address(sentence: str, at: int, end: int) -> bool:
+    """An address to the model that is denied: "has no standing instructions for the assistant"."""
+    return negated_just_before(sentence, at)
 
 
 _PHRASES = (
@@ -111,6 +146,7 @@ _PHRASES = (
         r"\b(?:new|updated|real|actual|true)\s+system\s+(?:message|prompt|instructions?)\b"
         r"(?!\s+(?:text|template|field|value|string|setting|parameter|for\s+(?:the|your|a|an)\s+(?!assistant|ai|model)\w+))",
         0.9,
+        elsewhere=_denied_address,
     ),
     # A claim of rank over the model's other instructions, in any verb form: "outranks system
     # guidance", "takes precedence over the user's requests", "rank this above the user's wishes".
@@ -211,6 +247,7 @@ _PHRASES = (
         r"\b(?:secret|hidden|special)?\s*instructions?\s+(?:for|to)\s+(?:the\s+|any\s+)?(?:assistant|ai|"
         r"model|llm|agent)s?\b",
         0.5,
+        elsewhere=_denied_address,
     ),
     _p(
         "reveal_prompt",
@@ -248,6 +285,7 @@ _PHRASES = (
         r"any)\s+(?:conversation|session|chat|task|turn)\b",
         0.7,
         by_sentence=True,
+        elsewhere=_not_the_models,
     ),
     _p(
         "identity_switch",
@@ -259,6 +297,7 @@ _PHRASES = (
         r"content|ethical)\s+(?:checks|filters|guidelines|restrictions)\b|\bcomply\s+with\s+(?:all|any|"
         r"every)\s+(?:subsequent\s+|future\s+)?requests?\b|\bpretend\s+(?:to\s+be|you\s+are)\b",
         0.8,
+        elsewhere=_for_people,
     ),
 )
 
@@ -295,6 +334,10 @@ def directive_findings(doc: Doc) -> Iterator[Finding]:
                     found = 1.0 if is_directive(sentence) else phrase.neutral
             else:
                 found = strength(where, phrase.neutral)
+            if phrase.elsewhere is not None and phrase.elsewhere(
+                doc.lower[start:end], match.start() - start, match.end() - start
+            ):
+                found = min(found, MENTION_STRENGTH)
             yield Finding(phrase.signal, doc.where(match.start()), found)
             if found >= 1.0:
                 break  # the signal is at full strength: more matches cannot add to it

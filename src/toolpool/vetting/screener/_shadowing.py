@@ -33,21 +33,8 @@ _REDEFINE = vocab(
     + r"(\s+(?:tool|function|server|command)s?)?",
     "modif|alter|chang|overrid|hijack|intercept|patch|redefin|wrap|replac",
 )
-_WHEN_CALLED = vocab(
-    r"\b(?:whenever|when|every\s+time|each\s+time|if|once|after|before)\s+(?:the\s+|any\s+|a\s+)?"
-    r"(?:tool\s+(?:named|called)\s+)?"
-    + _NAME
-    # "send_email tool", or a name qualified by its server: "merge_pr from the github server".
-    + r"(\s+(?:tool|function)|\s+(?:from|of|on|in)\s+(?:the\s+)?[\w.-]+\s+(?:server|plugin|integration|app|"
-    r"service|extension))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
-    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run|"
-    # The peer's own delivery: "each time send_email delivers one" (what it carries is the call's).
-    r"delivers|sends|posts|submits|dispatches)\b",
-    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts|delivers|sends|posts|"
-    "submits|dispatches",
-)
 # Any verb that changes the call, in any form: "bcc", "swaps", "rewriting", "carries".
-_REDIRECTING = re.compile(
+_REDIRECTING_WORDS = (
     r"\b(?:first|also|instead|b?cc|set|put)\b|\b(?:re-?rout|redirect|replac|add|includ|send|chang|modif|forward|"
     r"cop(?:y|ies)|swap|switch|alter|rewrit|append|prepend|insert|strip|remov|carr(?:y|ies)|fill|point|"
     r"substitut|divert)\w*|"
@@ -60,8 +47,26 @@ _REDIRECTING = re.compile(
     r"charge|limit)s?\b|"
     # The impersonal order on the call: "is to be / are to be <done>", unless it waits for the person or checks.
     r"\b(?:is|are)\s+to\s+be\s+(?!(?:\w+\s+){1,2}by\s+(?:the\s+)?(?:user|person|customer|owner|you)\b)"
-    r"(?!(?:confirm|check|approv|review|shown|verif|ask|left|kept)\w*)\w+(?:ed|en|wn|t)\b",
-    _I,
+    r"(?!(?:confirm|check|approv|review|shown|verif|ask|left|kept)\w*)\w+(?:ed|en|wn|t)\b"
+)
+_REDIRECTING = re.compile(_REDIRECTING_WORDS, _I)
+
+_WHEN_CALLED = vocab(
+    r"\b(?:whenever|when|every\s+time|each\s+time|if|once|after|before)\s+(?:the\s+|any\s+|a\s+)?"
+    r"(?:tool\s+(?:named|called)\s+)?"
+    + _NAME
+    # "send_email tool", or a name qualified by its server: "merge_pr from the github server".
+    + r"(\s+(?:tool|function)|\s+(?:from|of|on|in)\s+(?:the\s+)?[\w.-]+\s+(?:server|plugin|integration|app|"
+    r"service|extension))?\s+(?:(?:is|gets|was|has\s+been)\s+(?:called|invoked|used|run|executed|"
+    r"triggered|requested)|runs|executes|fires|starts|is\s+about\s+to\s+run|"
+    # The peer's own delivery: "each time send_email delivers one" (what it carries is the call's).
+    r"delivers|sends|posts|submits|dispatches)\b"
+    # … and the purpose it is used for, up to a comma, when it names no place: "if <peer> is used to put
+    # rehearsals in calendars, …" is the person's use of it; what is done to the call follows the comma.
+    # (no change of the call inside it: "is used to add a bcc, …" is one, whatever follows).
+    r"(?:\s+(?:in\s+order\s+)?to\s+[a-z]+\b(?:(?!" + _REDIRECTING_WORDS + r")[^,;.@:/+\d]){0,100},)?",
+    "called|invoked|used|run|runs|executed|executes|triggered|requested|fires|starts|delivers|sends|posts|"
+    "submits|dispatches",
 )
 _REPLACE_OUTPUT = vocab(
     r"\b(?:replace|override|discard|ignore|overwrite|substitute)\s+(?:its|their|the\s+other\s+tool'?s?|"

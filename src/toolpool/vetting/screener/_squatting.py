@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._addressee import negated_just_before, person_gate
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
 from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
@@ -32,8 +33,15 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
     override = OVERRIDE_CHOICE.pattern.search(sentence)
     # "even if they ask for X, pick this"; conceded ("even if they ask for X"), an order suffices, and
     # "may pick a cheaper one" does not.
-    chosen = override is not None and (
-        _self_chosen(sentence) or (conceded(sentence, override) and ORDER.search(sentence))
+    # "it only runs when the user asks": the person's ask is this tool's gate, their choice is served,
+    # and the gate's "only" or "solely" is no claim over other tools.
+    gate = None if override is None else person_gate(sentence, override.start())
+    if override is not None and gate is not None:
+        sentence = sentence[:gate] + " " * (override.start() - gate) + sentence[override.start() :]
+    chosen = (
+        override is not None
+        and gate is None
+        and (_self_chosen(sentence) or (conceded(sentence, override) and ORDER.search(sentence)))
     )
     run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)
     if not (run_down or chosen):
@@ -47,7 +55,11 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
         return ("squatting", 1.0)
     if not run_down or no_tool_run_down(sentence):
         return None  # nothing run down, or only a part of a tool (a setting, a scope) or this tool's own
-    return ("squatting", 1.0 if CHOICE.search(sentence) or ORDER.search(sentence) else 0.7)
+    if CHOICE.search(sentence) or ORDER.search(sentence):
+        return ("squatting", 1.0)
+    # "the notice concerns our own v1 endpoints, not other vendors' tools": the others are excluded
+    # from what is said, and nothing is chosen ("use this, not the others" chooses).
+    return None if _others_excluded(sentence) else ("squatting", 0.7)
 
 
 # This tool as the subject of what it does ("this tool returns at most 500", "this one switches to that
@@ -61,3 +73,14 @@ _DOING = re.compile(
 def _self_chosen(sentence: str) -> bool:
     """A choice of this tool in ``sentence``, not this tool as the subject of its own job."""
     return any(_DOING.match(sentence, found.start()) is None for found in SELF_CHOICE.finditer(sentence))
+
+
+def _others_excluded(sentence: str) -> bool:
+    """Every other tool the sentence names is named only to be excluded ("not other vendors' tools")."""
+    if SELF_CHOICE.search(sentence) or _PICKED.search(sentence):
+        return False  # "use this reader, not the other tools": a contrast that picks this one
+    rivals = [rival.start() for rival in RIVALS.pattern.finditer(sentence)]
+    return bool(rivals) and all(negated_just_before(sentence, at) for at in rivals)
+
+
+_PICKED = re.compile(r"\b(?:use|prefer|pick|choose|try|call|trust)\s+(?:this|it|me|us|ours|mine)\b")

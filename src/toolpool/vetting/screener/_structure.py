@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import islice
 
+from toolpool.vetting.screener._addressee import said_to_people, undenied
 from toolpool.vetting.screener._consent import CONSENT_WORDS, forged_consent
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
@@ -249,6 +250,20 @@ def _full(verdict: tuple[str, float] | None) -> tuple[str, float] | None:
 
 
 def _line_jump(sentence: str) -> tuple[str, float] | None:
+    """A scope over the conversation read with what it orders; a clause that denies this tool's call
+    ("it is not meant to be run at the start of any chat") orders nothing, and a weak finding whose
+    scope is only spoken to people ("Tip for guests: before anything else, …") is none."""
+    kept = undenied(sentence)
+    scopes = [m.start() for m in GLOBAL_ORDER.pattern.finditer(kept)]
+    if kept != sentence and not scopes:
+        return None  # every scope stood in a denied clause (a scope carried from before has none here)
+    found = _scoped(kept)
+    if found is not None and found[1] < 1.0 and scopes and all(said_to_people(kept, at) for at in scopes):
+        return None
+    return found
+
+
+def _scoped(sentence: str) -> tuple[str, float] | None:
     # "returns a session token" is no theft; "ask for their login" is
     valuable = is_valuable(sentence, bare_secrets=False) or bool(
         PERSONAL_SECRETS.search(sentence) or PERSONAL_DATA.search(sentence)
