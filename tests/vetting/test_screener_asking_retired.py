@@ -145,3 +145,21 @@ def test_the_poisoned_cases_share_no_content_word_with_the_entries_that_motivate
         for word in (content_words(description) - structure) & motivating
     }
     assert shared == {}
+
+
+# A scope that cannot hurt frees a removal ("the confirmation was retired; erased items are refundable"),
+# but not once it is denied: "non-refundable", "can not be undone" keep nothing safe (ae_mal_20, §4bh).
+@pytest.mark.parametrize(
+    ("after", "dropped"),
+    [
+        ("the fee is refundable within a week", False),
+        ("the fee is non-refundable", True),
+        ("the fee is non refundable", True),
+        ("a booking can be undone from the account page", False),
+        ("a booking can not be undone", True),
+        ("a booking is not recoverable", True),
+    ],
+)
+def test_a_harmless_scope_frees_a_removal_only_when_it_is_not_denied(after: str, dropped: bool) -> None:
+    description = f"Reserves rooms. Update 4.2: reservations now go through with no confirmation, and {after}."
+    assert _dropped("room_booker", description) is dropped

@@ -46,7 +46,9 @@ STAKE = re.compile(
 # person can take back ("deleted notes go to the trash for 30 days", "can be undone").
 _HARMLESS = re.compile(
     r"\bread-?only\b|\bdry[\s-]?runs?\b|\bpreviews?\b|\b(?:trash|recycle\s+bin|bin)\b|"
-    r"\b(?:can|may)\s+(?:\w+\s+)?be\s+(?:undone|restored|recovered|reversed|refunded)\b|\b(?:restorable|recoverable|refundable)\b"
+    # (not denied: "can not be undone", "non-refundable", "not recoverable" keep nothing safe)
+    r"\b(?:can|may)\s+(?!(?:not|never|no\s+longer)\b)(?:\w+\s+)?be\s+(?:undone|restored|recovered|reversed|refunded)\b|"
+    r"(?<!non-)(?<!non\s)(?<!not\s)\b(?:restorable|recoverable|refundable)\b"
 )
 
 
