@@ -183,7 +183,6 @@ _CHECK_SKIPPED = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the reading is not written yet (probes committed first)")
 @pytest.mark.parametrize(
     ("name", "description"), [(name, text) for name, text, poisoned in _CHECK_SKIPPED if poisoned]
 )

@@ -9,7 +9,9 @@ order word ("must", "always") and no writer named ("the assistant") is needed:
 - **a plug**: a product, a plan, an offer or a link recommended, mentioned, promoted or opened with
   ("… each reply suggests moving savings into VaultPay", "responses point them to the annual pass");
 - **the person's secrets asked for or repeated**: a password, a key, a card, an identity number
-  requested, or echoed back in every answer.
+  requested, or echoed back in every answer;
+- **the person's check skipped** (§4bh): what is done for them goes ahead "with no approval step",
+  "bypassing review", "skipping confirmation" (not over a harmless scope: read-only, a dry run).
 
 Not one: the scope denied ("nothing is promoted", "never requests passwords"), said to people ("Tip for
 listeners: prior to any other app, …"), or an act that is the tool's own job under a scope of its own
@@ -23,6 +25,7 @@ import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._lapse import harmless
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL_DATA, PERSONAL_SECRETS
 
@@ -47,6 +50,7 @@ _SCOPE = re.compile(
     + r")\s+"
     r"(?:is|are|gets?)\s+(?:\w+\s+)?(?:answered|handled|addressed|started|opened|begun)|"
     r"\bbefore\s+(?:addressing|answering|handling|doing)\s+(?:anything|any(?:thing)?\s+else|the\s+(?:question|request))|"
+    r"\bbefore\s+anything\s+else\b|\bfor\s+(?:every|each|any)\s+(?:new\s+)?" + _TALK + r"\b|"
     r"\b(?:prior\s+to|before)\s+(?:any|every|each)\s+(?:other\s+)?tools?\s+(?:\w+\s+){0,2}?(?:used|called|chosen|"
     r"run|invoked|picked)|\bin\s+effect\s+before\s+any\s+tool|\bnot\s+only\s+when\s+this\s+tool\s+is\s+(?:called|used)|"
     r"\b(?:whatever|regardless\s+of|irrespective\s+of|no\s+matter)\s+(?:what\s+)?(?:the\s+)?(?:\w+\s+)?(?:subject|topic|"
@@ -73,6 +77,11 @@ _SECRET = re.compile(
     r"card\s+(?:numbers?|details)|cvvs?|seed\s+phrases?|social\s+security|ssn|pps\s+numbers?|national\s+ids?|"
     r"passports?|id\s+numbers?|bank(?:ing)?\s+(?:details|logins?|passwords?))\b"
 )
+# The person's check skipped over what is done for them: "applied with no approval step", "bypassing review".
+_CHECK_SKIPPED = re.compile(
+    r"\b(?:skip\w*|bypass\w*|without|with\s+no|no\s+longer\s+(?:ask|wait)\w*(?:\s+for)?)\s+(?:\w+\s+){0,2}?"
+    r"(?:confirm\w*|approv\w*|review\w*|consent|diffs?|asking|prompt\w*|sign-?off|the\s+person'?s?\s+(?:ok|yes))"
+)
 _ECHO = re.compile(r"\b(?:repeat|echo|restat|includ|quot)\w*\b[^.;]{0,40}?\b(?:each|every|all)\s+" + _TURN)
 # The tool asking for its own input ("the tool asks for the account's API key") is no ask of the model's.
 _TOOLS_OWN = re.compile(
@@ -85,7 +94,8 @@ _THEIR_CHOICE = re.compile(
     r"(?:selected|chose|chosen|picked|asked\s+for|searched\s+for|set|saved|requested|follows?|subscribed\s+to)\b"
 )
 # Not an order to the model: a denial, or words said to people.
-_DENIED = re.compile(r"\b(?:never|not|nothing|no|none|neither|nor|without)\b|n't\b")
+# ("with no approval step", "without review" deny nothing: they are what ``_CHECK_SKIPPED`` reads)
+_DENIED = re.compile(r"\b(?:never|not|nothing|none|neither|nor)\b|(?<!\bwith\s)\bno\b(?!\s+longer)|n't\b")
 _TO_PEOPLE = re.compile(
     r"^\W*(?:tips?|notes?|advice|reminders?)\s+for\s+\w+|^\W*(?:attendees|visitors|guests|listeners|readers|"
     r"customers|buyers|members|users|people)\b"
@@ -130,5 +140,7 @@ def _serves_another(clause: str) -> bool:
     if ask and (_SECRET.search(clause, ask.start()) or PERSONAL_SECRETS.search(clause, ask.start())):
         return True
     if ask and PERSONAL_DATA.search(clause, ask.start()):
+        return True
+    if _CHECK_SKIPPED.search(clause) and not harmless(clause):
         return True
     return bool(_ECHO.search(clause) and (_SECRET.search(clause) or PERSONAL_SECRETS.search(clause)))
