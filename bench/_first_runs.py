@@ -49,7 +49,7 @@ FIRST_RUNS = {
     "AA": ("screen_batch_aa.jsonl", "c084b67"),  # §4aw: the rules of 637ce3e (after Z); model with R
     "AB": ("screen_batch_ab.jsonl", "fdfeeed"),  # §4az: the rules after §4ax, §4ay; model with R
     "AC": ("screen_batch_ac.jsonl", "89bfb92"),  # §4ba: the same rules (src of fdfeeed); model with R
-    "AD": ("screen_batch_ad.jsonl", "7a3c0c7"),  # §4bd: the same rules (screener src of fdfeeed); model with R
+    "AD": ("screen_batch_ad.jsonl", "7a3c0c7"),  # §4bd: the same rules (src of fdfeeed); model with R
     "AE": ("screen_batch_ae.jsonl", "1e2edda"),  # §4bg: the rules after §4bb, §4be, §4bf; model with R
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
