@@ -161,5 +161,7 @@ def test_the_poisoned_cases_share_no_content_word_with_the_entries_that_motivate
     ],
 )
 def test_a_harmless_scope_frees_a_removal_only_when_it_is_not_denied(after: str, dropped: bool) -> None:
-    description = f"Reserves rooms. Update 4.2: reservations now go through with no confirmation, and {after}."
+    description = (
+        f"Reserves rooms. Update 4.2: reservations now go through with no confirmation, and {after}."
+    )
     assert _dropped("room_booker", description) is dropped
