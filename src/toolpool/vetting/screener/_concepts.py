@@ -135,13 +135,18 @@ class _Index(NamedTuple):
     stems: dict[str, dict[str, set[str]]]
     phrases: dict[str, list[tuple[str, str, tuple[str, ...]]]]  # by their first character
     longest: int = 0  # the longest stem: a longer word's further starts need no look-up
+    # Per token already looked up, what its forms give, in look-up order (``_token``).
+    tokens: dict[str, tuple[tuple[str, set[str]], ...]] | None = None
+
+
+_TOKENS_KEPT = 65536  # tokens remembered per index (hostile texts bring new ones without end)
 
 
 @cache
 def _index(code: str = "") -> _Index:
     """The forms of language ``code`` (of every language when empty; of those read without their
     marks when ``"loose"``) as look-up tables."""
-    index = _Index({}, {}, {})
+    index = _Index({}, {}, {}, 0, {})
     for language, concepts in _languages().items():
         if code and language != code and not (code == "loose" and language in _loose()):
             continue
@@ -161,14 +166,15 @@ def _lookup(index: _Index, text: str) -> dict[str, set[str]]:
     """Per language, the concepts whose forms ``text`` holds (dictionary look-ups, no pattern)."""
     seen: dict[str, set[str]] = {}
     tokens = set(_TOKEN.findall(text)) if index.words or index.stems else set()  # none in "nospace"
+    known = index.tokens if index.tokens is not None else {}
     for token in tokens:
-        for table, ends in (
-            (index.words, (len(token),)),
-            (index.stems, range(1, min(len(token), index.longest) + 1)),
-        ):
-            for end in ends:
-                for code, concepts in table.get(token[:end], {}).items():
-                    seen.setdefault(code, set()).update(concepts)
+        found = known.get(token)
+        if found is None:
+            if len(known) >= _TOKENS_KEPT:
+                known.clear()
+            found = known[token] = _token(index, token)
+        for code, concepts in found:
+            seen.setdefault(code, set()).update(concepts)
     for first in set(text) & index.phrases.keys():
         for code, concept, halves in index.phrases[first]:
             known = seen.get(code)
@@ -177,6 +183,18 @@ def _lookup(index: _Index, text: str) -> dict[str, set[str]]:
             if halves[0] in text and all(half in text for half in halves[1:]):
                 seen.setdefault(code, set()).add(concept)
     return seen
+
+
+def _token(index: _Index, token: str) -> tuple[tuple[str, set[str]], ...]:
+    """(language, concepts) for each form ``token`` is or starts with, in the order looked up."""
+    found = []
+    for table, ends in (
+        (index.words, (len(token),)),
+        (index.stems, range(1, min(len(token), index.longest) + 1)),
+    ):
+        for end in ends:
+            found += table.get(token[:end], {}).items()
+    return tuple(found)
 
 
 def languages_of(text: str) -> tuple[str, ...]:

@@ -48,6 +48,9 @@ class Doc:
     keys: frozenset[str] | None = None
     # Every match of a word list that was searched in full (``matches``), for its second reader.
     found: dict[int, list[re.Match[str]]] = field(default_factory=dict)
+    # Per word list, whether the text passes its gate (``mentions``): detectors ask again and again.
+    gates: dict[int, bool] = field(default_factory=dict)
+    spans: list[tuple[int, int]] | None = None  # ``sentences``, computed once
 
     def __post_init__(self) -> None:
         lower = self.text.lower()  # positions must stay the same ("İ".lower() is two characters)
@@ -92,7 +95,10 @@ class Doc:
 
     def mentions(self, words: Vocab) -> bool:
         """Whether the text contains one of the needles of ``words`` (a fast, loose gate)."""
-        return words.gate(self.word_keys(), self.lower)
+        passed = self.gates.get(id(words))
+        if passed is None:
+            passed = self.gates[id(words)] = words.gate(self.word_keys(), self.lower)
+        return passed
 
     def finditer(self, words: Vocab) -> Iterator[re.Match[str]]:
         """The matches of ``words`` in the lower-case text (same positions as ``text``); in a long
@@ -128,5 +134,8 @@ class Doc:
             yield from words.pattern.finditer(self.lower, start, end)
 
     def sentences(self) -> list[tuple[int, int]]:
-        bounds = [*self.sentence_starts, len(self.text)]
-        return [(a, b) for a, b in pairwise(bounds) if b > a]
+        """The start and end of every sentence, computed once (the same list each call: read it only)."""
+        if self.spans is None:
+            bounds = [*self.sentence_starts, len(self.text)]
+            self.spans = [(a, b) for a, b in pairwise(bounds) if b > a]
+        return self.spans

@@ -54,9 +54,14 @@ class Vocab:
         """Whether a text with these word ``keys`` may contain a match."""
         if not self.words.isdisjoint(keys):
             return True
-        if not self.tails.isdisjoint(keys) and any(all(w in keys for w in phrase) for phrase in self.phrases):
-            return True
-        return any(needle in lowered for needle in self.substrings)
+        if not self.tails.isdisjoint(keys):
+            for phrase in self.phrases:
+                if keys.issuperset(phrase):
+                    return True
+        for needle in self.substrings:  # a loop: cheaper than ``any`` over a generator here
+            if needle in lowered:
+                return True
+        return False
 
     def present(self, lowered: str) -> bool:
         return any(needle in lowered for needle in self.needles)
