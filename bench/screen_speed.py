@@ -5,7 +5,8 @@
 
 Two worker processes load the same definitions (the batches of ``bench/data``, mcpproxy-go's
 labelled set, the held-out set, the real tools of livemcpbench and mcpproxy-go, each with its peers' definitions as
-``screen_quality.py`` passes them), one importing this tree's ``toolpool`` and one the baseline's
+``screen_quality.py`` passes them, one ``PeerSet`` for the tools of a server as the pool passes
+it), one importing this tree's ``toolpool`` and one the baseline's
 (``git archive REV src``, default 609de79: ``main`` before the speed work of issue 18). Passes
 alternate between them (A B B A …), so load on the shared machine falls on both alike; each
 ``screen_tool`` call is timed with ``time.thread_time_ns`` (CPU time of the thread: less noisy
@@ -165,11 +166,13 @@ def _cases() -> list[tuple[str, str, Any, Any]]:
     ]
     sets.append(("heldout", "heldout", load_held_out()))
     sets.append(("batches", "batches", load_batches()))
-    out = []
+    out, shared = [], {}
     for group, name, entries in sets:
         for index, entry in enumerate(entries):
             group_of = "labelled" if entry.label in ("malicious", "benign") and group == "real" else group
-            out.append((f"{name}/{index}", group_of, entry.tool, PeerSet.of([*entry.peers, *entry.described])))
+            # One set for the tools that share their peers (a server's tools), as the pool passes it.
+            peers = shared.setdefault((entry.peers, entry.described), PeerSet.of([*entry.peers, *entry.described]))
+            out.append((f"{name}/{index}", group_of, entry.tool, peers))
     return out
 
 

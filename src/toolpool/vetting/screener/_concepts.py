@@ -137,6 +137,9 @@ class _Index(NamedTuple):
     longest: int = 0  # the longest stem: a longer word's further starts need no look-up
     # Per token already looked up, what its forms give, in look-up order (``_token``).
     tokens: dict[str, tuple[tuple[str, set[str]], ...]] | None = None
+    # Per first character, the positions in ``phrases`` of the forms by their first two characters
+    # ("" for a form of one character): a text is only tried on forms whose start it holds.
+    pairs: dict[str, dict[str, list[int]]] | None = None
 
 
 _TOKENS_KEPT = 65536  # tokens remembered per index (hostile texts bring new ones without end)
@@ -159,30 +162,56 @@ def _index(code: str = "") -> _Index:
                 else:
                     table = index.words if kind == "whole" else index.stems
                     table.setdefault(text, {}).setdefault(language, set()).add(concept)
-    return index._replace(longest=max(map(len, index.stems), default=0))
+    pairs: dict[str, dict[str, list[int]]] = {}
+    for first, listed in index.phrases.items():
+        for position, (_, _, halves) in enumerate(listed):
+            start = halves[0][:2]
+            pairs.setdefault(first, {}).setdefault(start if len(start) == 2 else "", []).append(position)
+    return index._replace(longest=max(map(len, index.stems), default=0), pairs=pairs)
 
 
 def _lookup(index: _Index, text: str) -> dict[str, set[str]]:
     """Per language, the concepts whose forms ``text`` holds (dictionary look-ups, no pattern)."""
     seen: dict[str, set[str]] = {}
     tokens = set(_TOKEN.findall(text)) if index.words or index.stems else set()  # none in "nospace"
-    known = index.tokens if index.tokens is not None else {}
+    remembered = index.tokens if index.tokens is not None else {}
     for token in tokens:
-        found = known.get(token)
+        found = remembered.get(token)
         if found is None:
-            if len(known) >= _TOKENS_KEPT:
-                known.clear()
-            found = known[token] = _token(index, token)
+            if len(remembered) >= _TOKENS_KEPT:
+                remembered.clear()
+            found = remembered[token] = _token(index, token)
         for code, concepts in found:
             seen.setdefault(code, set()).update(concepts)
+    starts: dict[str, set[str]] | None = None
     for first in set(text) & index.phrases.keys():
-        for code, concept, halves in index.phrases[first]:
+        listed = index.phrases[first]
+        if len(listed) > _FEW_PHRASES and index.pairs is not None:
+            if starts is None:
+                starts = _pairs(text)
+            groups = index.pairs[first]
+            # The forms whose first two characters the text holds, in their order (a form it cannot
+            # hold would fail the test below; the order keeps which language is seen first).
+            held = [*groups.get("", ()), *(p for pair in starts.get(first, ()) for p in groups.get(pair, ()))]
+            listed = [listed[position] for position in sorted(held)]
+        for code, concept, halves in listed:
             known = seen.get(code)
             if known is not None and concept in known:
                 continue  # a concept counts once: its other forms need no search
             if halves[0] in text and all(half in text for half in halves[1:]):
                 seen.setdefault(code, set()).add(concept)
     return seen
+
+
+_FEW_PHRASES = 8  # forms under one first character tried one by one without the pair look-up
+
+
+def _pairs(text: str) -> dict[str, set[str]]:
+    """The text's pairs of adjacent characters, by the first of them."""
+    found: dict[str, set[str]] = {}
+    for pair in {text[i : i + 2] for i in range(len(text) - 1)}:
+        found.setdefault(pair[0], set()).add(pair)
+    return found
 
 
 def _token(index: _Index, token: str) -> tuple[tuple[str, set[str]], ...]:
