@@ -1,7 +1,7 @@
 """CPU time per tool of the rule screener, against a baseline ``src`` measured in the same run.
 
     PYTHONPATH=$PWD/src .venv/bin/python bench/screen_speed.py [--baseline-rev REV | --baseline-src DIR]
-        [--passes N] [--json] [--profile]
+        [--current-src DIR] [--passes N] [--json] [--profile]
 
 Two worker processes load the same definitions (the batches of ``bench/data``, mcpproxy-go's
 labelled set, the held-out set, the real tools of livemcpbench and mcpproxy-go, each with its peers' definitions as
@@ -47,6 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline-rev", default="609de79", help="git revision whose src is the baseline")
     parser.add_argument("--baseline-src", type=Path, help="a src folder to use as the baseline instead")
+    parser.add_argument("--current-src", type=Path, default=_ROOT / "src", help="the src folder measured")
     parser.add_argument("--passes", type=int, default=10, help="timed passes per side (default 10)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--profile", action="store_true", help="profile one pass of this tree instead")
@@ -59,7 +60,7 @@ def main() -> None:
     else:
         with tempfile.TemporaryDirectory(prefix="screen-speed-") as scratch:
             baseline = args.baseline_src or _extract(args.baseline_rev, Path(scratch))
-            report = measure(_ROOT / "src", baseline, max(1, args.passes))
+            report = measure(args.current_src, baseline, max(1, args.passes))
         report["baseline"] = str(args.baseline_src or args.baseline_rev)
         print(json.dumps(report, indent=2) if args.json else render(report))
 
@@ -99,7 +100,9 @@ def _summary(keys: Sequence[str], samples: dict[str, dict[str, list[int]]]) -> d
         out[f"{side}_median_us"] = round(statistics.median(values) / 1000, 1)
         out[f"{side}_p99_us"] = round(percentile(values, 99) / 1000, 1)
         out[f"{side}_mean_us"] = round(statistics.fmean(values) / 1000, 1)
-    out["ratio_of_medians"] = round(statistics.median(medians["current"]) / statistics.median(medians["baseline"]), 3)
+    out["ratio_of_medians"] = round(
+        statistics.median(medians["current"]) / statistics.median(medians["baseline"]), 3
+    )
     out["median_ratio"] = round(statistics.median(ratios), 3)
     out["ratio_of_totals"] = round(sum(medians["current"]) / sum(medians["baseline"]), 3)
     return out
@@ -114,7 +117,9 @@ def render(report: dict[str, Any]) -> str:
     ]
     for group in (*_SETS, "all"):
         row = report[group]
-        pair = [f"{row[f'current_{m}_us']:>7} / {row[f'baseline_{m}_us']:<7}" for m in ("median", "p99", "mean")]
+        pair = [
+            f"{row[f'current_{m}_us']:>7} / {row[f'baseline_{m}_us']:<7}" for m in ("median", "p99", "mean")
+        ]
         lines.append(
             f"{group:<8} {row['tools']:>5} {pair[0]:>17} {pair[1]:>17} {pair[2]:>17} "
             f"{row['ratio_of_medians']:>9} {row['median_ratio']:>9} {row['ratio_of_totals']:>9}"
@@ -144,7 +149,8 @@ def _start(src: Path) -> subprocess.Popen[str]:
 
 
 def _ask(worker: subprocess.Popen[str]) -> dict[str, tuple[str, int]]:
-    assert worker.stdin is not None and worker.stdout is not None
+    assert worker.stdin is not None
+    assert worker.stdout is not None
     worker.stdin.write("pass\n")
     worker.stdin.flush()
     line = worker.stdout.readline()
@@ -156,9 +162,8 @@ def _ask(worker: subprocess.Popen[str]) -> dict[str, tuple[str, int]]:
 
 def _cases() -> list[tuple[str, str, Any, Any]]:
     """(key, set, tool, peers) for every definition, loaded by the worker's own ``toolpool``."""
-    from _screen_data import DEFAULT_DATASETS, load, load_batches, load_held_out  # noqa: PLC0415
-
-    from toolpool.vetting.peer_set import PeerSet  # noqa: PLC0415
+    from _screen_data import DEFAULT_DATASETS, load, load_batches, load_held_out
+    from toolpool.vetting.peer_set import PeerSet
 
     sets: list[tuple[str, str, list[Any]]] = [
         ("real", name, load(DEFAULT_DATASETS / name / "normalized.jsonl"))
@@ -166,18 +171,21 @@ def _cases() -> list[tuple[str, str, Any, Any]]:
     ]
     sets.append(("heldout", "heldout", load_held_out()))
     sets.append(("batches", "batches", load_batches()))
-    out, shared = [], {}
+    out: list[tuple[str, str, Any, Any]] = []
+    shared: dict[tuple[frozenset[str], frozenset[Any]], Any] = {}
     for group, name, entries in sets:
         for index, entry in enumerate(entries):
             group_of = "labelled" if entry.label in ("malicious", "benign") and group == "real" else group
             # One set for the tools that share their peers (a server's tools), as the pool passes it.
-            peers = shared.setdefault((entry.peers, entry.described), PeerSet.of([*entry.peers, *entry.described]))
+            peers = shared.setdefault(
+                (entry.peers, entry.described), PeerSet.of([*entry.peers, *entry.described])
+            )
             out.append((f"{name}/{index}", group_of, entry.tool, peers))
     return out
 
 
 def _worker() -> None:
-    from toolpool.vetting.screener import RuleScreener  # noqa: PLC0415
+    from toolpool.vetting.screener import RuleScreener
 
     screener, cases = RuleScreener(), _cases()
     clock = time.thread_time_ns
@@ -191,7 +199,7 @@ def _worker() -> None:
 
 
 def _profile(shown: int = 30) -> str:
-    from toolpool.vetting.screener import RuleScreener  # noqa: PLC0415
+    from toolpool.vetting.screener import RuleScreener
 
     screener, cases = RuleScreener(), _cases()
     for _, _, tool, peers in cases:  # warm the caches, as a long-running pool has them

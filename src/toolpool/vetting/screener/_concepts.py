@@ -216,7 +216,7 @@ def _pairs(text: str) -> dict[str, set[str]]:
 
 def _token(index: _Index, token: str) -> tuple[tuple[str, set[str]], ...]:
     """(language, concepts) for each form ``token`` is or starts with, in the order looked up."""
-    found = []
+    found: list[tuple[str, set[str]]] = []
     for table, ends in (
         (index.words, (len(token),)),
         (index.stems, range(1, min(len(token), index.longest) + 1)),
