@@ -36,8 +36,12 @@ class _AnyStart(Exception):
 
 def guarded(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """``pattern``, or the same pattern behind a lookahead on the characters its matches begin with."""
-    if pattern.flags & re.IGNORECASE or not isinstance(pattern.pattern, str):
-        return pattern
+    if (
+        pattern.flags & re.IGNORECASE
+        or not isinstance(pattern.pattern, str)
+        or pattern.pattern.startswith("(?=[")
+    ):
+        return pattern  # case-insensitive, bytes, or guarded already
     try:
         items = list(_parser.parse(pattern.pattern, pattern.flags))
         if _scanned_by_re(items):
