@@ -19,7 +19,9 @@ BATCHES = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 
 def word_lists() -> list[Vocab]:
-    return sorted({id(o): o for o in gc.get_objects() if isinstance(o, Vocab)}.values(), key=lambda v: v.needles)
+    return sorted(
+        {id(o): o for o in gc.get_objects() if isinstance(o, Vocab)}.values(), key=lambda v: v.needles
+    )
 
 
 def unguarded(pattern: re.Pattern[str]) -> re.Pattern[str]:
