@@ -1,7 +1,7 @@
 """CPU time per tool of the rule screener, against a baseline ``src`` measured in the same run.
 
     PYTHONPATH=$PWD/src .venv/bin/python bench/screen_speed.py [--baseline-rev REV | --baseline-src DIR]
-        [--current-src DIR] [--passes N] [--json] [--profile]
+        [--current-src DIR] [--passes N] [--json] [--profile] [--guard-all]
 
 Two worker processes load the same definitions (the batches of ``bench/data``, mcpproxy-go's
 labelled set, the held-out set, the real tools of livemcpbench and mcpproxy-go, each with its peers' definitions as
@@ -15,6 +15,8 @@ p99 over tools for both sides, and the ratio (this tree / baseline) of the media
 of per-tool ratios. The load average is printed before and after.
 
 ``--profile`` runs one pass of this tree under cProfile instead and prints the top entries.
+``--guard-all`` measures this tree with every pattern the screener compiles at import guarded
+(``_guard``), not only the word lists: what that change would give (an experiment; RESULTS.md §4bc).
 """
 
 from __future__ import annotations
@@ -51,24 +53,30 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=10, help="timed passes per side (default 10)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument("--profile", action="store_true", help="profile one pass of this tree instead")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--guard-all",
+        action="store_true",
+        help="an experiment: this tree with every pattern the screener compiles guarded (_guard)",
+    )
+    parser.add_argument("--worker", choices=("plain", "guard-all"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        _worker()
+        _worker(args.worker == "guard-all")
     elif args.profile:
         print(_profile())
     else:
         with tempfile.TemporaryDirectory(prefix="screen-speed-") as scratch:
             baseline = args.baseline_src or _extract(args.baseline_rev, Path(scratch))
-            report = measure(args.current_src, baseline, max(1, args.passes))
+            report = measure(args.current_src, baseline, max(1, args.passes), guard_all=args.guard_all)
         report["baseline"] = str(args.baseline_src or args.baseline_rev)
+        report["guard_all"] = args.guard_all
         print(json.dumps(report, indent=2) if args.json else render(report))
 
 
-def measure(current: Path, baseline: Path, passes: int) -> dict[str, Any]:
+def measure(current: Path, baseline: Path, passes: int, *, guard_all: bool = False) -> dict[str, Any]:
     """Alternate passes of two workers; per set, medians, p99 and ratios (CPU time, microseconds)."""
     load_before = _loadavg()
-    workers = {"current": _start(current), "baseline": _start(baseline)}
+    workers = {"current": _start(current, guard_all=guard_all), "baseline": _start(baseline)}
     try:
         samples: dict[str, dict[str, list[int]]] = {side: {} for side in workers}
         groups: dict[str, str] = {}
@@ -111,7 +119,8 @@ def _summary(keys: Sequence[str], samples: dict[str, dict[str, list[int]]]) -> d
 def render(report: dict[str, Any]) -> str:
     lines = [
         f"CPU time per tool (thread_time_ns), {report['passes']} alternated passes per side; "
-        f"baseline {report['baseline']}; load {report['load_before']} -> {report['load_after']}",
+        f"baseline {report['baseline']}; load {report['load_before']} -> {report['load_after']}"
+        + ("; this tree with every pattern guarded (--guard-all)" if report.get("guard_all") else ""),
         f"{'set':<8} {'tools':>5} {'median us':>17} {'p99 us':>17} {'mean us':>17} "
         f"{'ratio med':>9} {'med ratio':>9} {'ratio sum':>9}",
     ]
@@ -137,10 +146,10 @@ def _extract(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def _start(src: Path) -> subprocess.Popen[str]:
+def _start(src: Path, *, guard_all: bool = False) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(_BENCH)]), "PYTHONHASHSEED": "0"}
     return subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--worker"],
+        [sys.executable, str(Path(__file__).resolve()), "--worker", "guard-all" if guard_all else "plain"],
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -184,7 +193,9 @@ def _cases() -> list[tuple[str, str, Any, Any]]:
     return out
 
 
-def _worker() -> None:
+def _worker(guard_all: bool) -> None:
+    if guard_all:
+        _import_guarding_all()
     from toolpool.vetting.screener import RuleScreener
 
     screener, cases = RuleScreener(), _cases()
@@ -196,6 +207,33 @@ def _worker() -> None:
             screener.screen_tool(tool, peers)
             result[key] = (group, clock() - began)
         print(json.dumps(result), flush=True)
+
+
+def _import_guarding_all() -> None:
+    """Import the screener with ``re.compile`` guarding each pattern it compiles at import: what
+    wrapping every module-level ``re.compile`` of the screener in ``guarded`` would give."""
+    import importlib.util
+    import re
+
+    import toolpool
+
+    path = Path(toolpool.__file__).parent / "vetting" / "screener" / "_guard.py"
+    spec = importlib.util.spec_from_file_location("_guard_outside", path)
+    assert spec is not None
+    assert spec.loader is not None
+    guard = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(guard)  # before the patch: its own compiles stay plain
+    plain = re.compile
+
+    def compile_guarded(pattern: Any, flags: Any = 0) -> Any:
+        compiled = plain(pattern, flags)
+        return guard.guarded(compiled) if isinstance(compiled.pattern, str) else compiled
+
+    re.compile = compile_guarded
+    try:
+        import toolpool.vetting.screener
+    finally:
+        re.compile = plain
 
 
 def _profile(shown: int = 30) -> str:
