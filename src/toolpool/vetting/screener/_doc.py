@@ -48,8 +48,6 @@ class Doc:
     keys: frozenset[str] | None = None
     # Every match of a word list that was searched in full (``matches``), for its second reader.
     found: dict[int, list[re.Match[str]]] = field(default_factory=dict)
-    # Per word list, whether the text passes its gate (``mentions``): detectors ask again and again.
-    gates: dict[int, bool] = field(default_factory=dict)
     spans: list[tuple[int, int]] | None = None  # ``sentences``, computed once
 
     def __post_init__(self) -> None:
@@ -95,10 +93,7 @@ class Doc:
 
     def mentions(self, words: Vocab) -> bool:
         """Whether the text contains one of the needles of ``words`` (a fast, loose gate)."""
-        passed = self.gates.get(id(words))
-        if passed is None:
-            passed = self.gates[id(words)] = words.gate(self.word_keys(), self.lower)
-        return passed
+        return words.gate(self.word_keys(), self.lower)
 
     def finditer(self, words: Vocab) -> Iterator[re.Match[str]]:
         """The matches of ``words`` in the lower-case text (same positions as ``text``); in a long
