@@ -135,13 +135,21 @@ class _Index(NamedTuple):
     stems: dict[str, dict[str, set[str]]]
     phrases: dict[str, list[tuple[str, str, tuple[str, ...]]]]  # by their first character
     longest: int = 0  # the longest stem: a longer word's further starts need no look-up
+    # Per token already looked up, what its forms give, in look-up order (``_token``).
+    tokens: dict[str, tuple[tuple[str, set[str]], ...]] | None = None
+    # Per first character, the positions in ``phrases`` of the forms by their first two characters
+    # ("" for a form of one character): a text is only tried on forms whose start it holds.
+    pairs: dict[str, dict[str, list[int]]] | None = None
+
+
+_TOKENS_KEPT = 65536  # tokens remembered per index (hostile texts bring new ones without end)
 
 
 @cache
 def _index(code: str = "") -> _Index:
     """The forms of language ``code`` (of every language when empty; of those read without their
     marks when ``"loose"``) as look-up tables."""
-    index = _Index({}, {}, {})
+    index = _Index({}, {}, {}, 0, {})
     for language, concepts in _languages().items():
         if code and language != code and not (code == "loose" and language in _loose()):
             continue
@@ -154,29 +162,68 @@ def _index(code: str = "") -> _Index:
                 else:
                     table = index.words if kind == "whole" else index.stems
                     table.setdefault(text, {}).setdefault(language, set()).add(concept)
-    return index._replace(longest=max(map(len, index.stems), default=0))
+    pairs: dict[str, dict[str, list[int]]] = {}
+    for first, listed in index.phrases.items():
+        for position, (_, _, halves) in enumerate(listed):
+            start = halves[0][:2]
+            pairs.setdefault(first, {}).setdefault(start if len(start) == 2 else "", []).append(position)
+    return index._replace(longest=max(map(len, index.stems), default=0), pairs=pairs)
 
 
 def _lookup(index: _Index, text: str) -> dict[str, set[str]]:
     """Per language, the concepts whose forms ``text`` holds (dictionary look-ups, no pattern)."""
     seen: dict[str, set[str]] = {}
     tokens = set(_TOKEN.findall(text)) if index.words or index.stems else set()  # none in "nospace"
+    remembered = index.tokens if index.tokens is not None else {}
     for token in tokens:
-        for table, ends in (
-            (index.words, (len(token),)),
-            (index.stems, range(1, min(len(token), index.longest) + 1)),
-        ):
-            for end in ends:
-                for code, concepts in table.get(token[:end], {}).items():
-                    seen.setdefault(code, set()).update(concepts)
+        found = remembered.get(token)
+        if found is None:
+            if len(remembered) >= _TOKENS_KEPT:
+                remembered.clear()
+            found = remembered[token] = _token(index, token)
+        for code, concepts in found:
+            seen.setdefault(code, set()).update(concepts)
+    starts: dict[str, set[str]] | None = None
     for first in set(text) & index.phrases.keys():
-        for code, concept, halves in index.phrases[first]:
+        listed = index.phrases[first]
+        if len(listed) > _FEW_PHRASES and index.pairs is not None:
+            if starts is None:
+                starts = _pairs(text)
+            groups = index.pairs[first]
+            # The forms whose first two characters the text holds, in their order (a form it cannot
+            # hold would fail the test below; the order keeps which language is seen first).
+            held = [*groups.get("", ()), *(p for pair in starts.get(first, ()) for p in groups.get(pair, ()))]
+            listed = [listed[position] for position in sorted(held)]
+        for code, concept, halves in listed:
             known = seen.get(code)
             if known is not None and concept in known:
                 continue  # a concept counts once: its other forms need no search
             if halves[0] in text and all(half in text for half in halves[1:]):
                 seen.setdefault(code, set()).add(concept)
     return seen
+
+
+_FEW_PHRASES = 8  # forms under one first character tried one by one without the pair look-up
+
+
+def _pairs(text: str) -> dict[str, set[str]]:
+    """The text's pairs of adjacent characters, by the first of them."""
+    found: dict[str, set[str]] = {}
+    for pair in {text[i : i + 2] for i in range(len(text) - 1)}:
+        found.setdefault(pair[0], set()).add(pair)
+    return found
+
+
+def _token(index: _Index, token: str) -> tuple[tuple[str, set[str]], ...]:
+    """(language, concepts) for each form ``token`` is or starts with, in the order looked up."""
+    found: list[tuple[str, set[str]]] = []
+    for table, ends in (
+        (index.words, (len(token),)),
+        (index.stems, range(1, min(len(token), index.longest) + 1)),
+    ):
+        for end in ends:
+            found += table.get(token[:end], {}).items()
+    return tuple(found)
 
 
 def languages_of(text: str) -> tuple[str, ...]:

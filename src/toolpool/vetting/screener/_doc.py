@@ -48,6 +48,7 @@ class Doc:
     keys: frozenset[str] | None = None
     # Every match of a word list that was searched in full (``matches``), for its second reader.
     found: dict[int, list[re.Match[str]]] = field(default_factory=dict)
+    spans: list[tuple[int, int]] | None = None  # ``sentences``, computed once
 
     def __post_init__(self) -> None:
         lower = self.text.lower()  # positions must stay the same ("İ".lower() is two characters)
@@ -128,5 +129,8 @@ class Doc:
             yield from words.pattern.finditer(self.lower, start, end)
 
     def sentences(self) -> list[tuple[int, int]]:
-        bounds = [*self.sentence_starts, len(self.text)]
-        return [(a, b) for a, b in pairwise(bounds) if b > a]
+        """The start and end of every sentence, computed once (the same list each call: read it only)."""
+        if self.spans is None:
+            bounds = [*self.sentence_starts, len(self.text)]
+            self.spans = [(a, b) for a, b in pairwise(bounds) if b > a]
+        return self.spans

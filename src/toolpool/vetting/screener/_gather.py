@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._exfil import SPARE_NAMES
+from toolpool.vetting.screener._guard import guarded
 from toolpool.vetting.screener._outflow import outflow_findings
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._stores import unneeded_store
@@ -34,18 +35,20 @@ from toolpool.vetting.screener._vocab import ANY_PATH
 
 __all__ = ["gather_findings"]
 
-_PLACE = re.compile(
-    r"\b(?:put(?:s|ting)?|plac(?:e|es|ed|ing)|fill\w*|includ(?:e|es|ed|ing)|attach\w*|past(?:e|es|ed|ing)|"
-    r"cop(?:y|ies|ied|ying)|insert\w*|add(?:s|ed|ing)?|append\w*|writ(?:e|es|ing|ten)|wrote|enter\w*|"
-    r"stor(?:e|es|ed|ing)|populat\w*|embed\w*|stash\w*|sav(?:e|es|ed|ing)|record\w*|drop(?:s|ped|ping)?|"
-    r"carr(?:y|ies|ied|ying)|dump\w*)\b"
+_PLACE = guarded(  # searched in every definition: the lookahead skips most positions (_guard)
+    re.compile(
+        r"\b(?:put(?:s|ting)?|plac(?:e|es|ed|ing)|fill\w*|includ(?:e|es|ed|ing)|attach\w*|past(?:e|es|ed|ing)|"
+        r"cop(?:y|ies|ied|ying)|insert\w*|add(?:s|ed|ing)?|append\w*|writ(?:e|es|ing|ten)|wrote|enter\w*|"
+        r"stor(?:e|es|ed|ing)|populat\w*|embed\w*|stash\w*|sav(?:e|es|ed|ing)|record\w*|drop(?:s|ped|ping)?|"
+        r"carr(?:y|ies|ied|ying)|dump\w*)\b"
+    )
 )
 # The destination right after a preposition, or an input filled by name ("fill `notes` with").
 _INTO = re.compile(
     r"\b(?:in|into|to|under|inside|within|as)\s+(?:the\s+|its\s+|this\s+tool'?s\s+)?(?:(?:field|parameter|argument|"
     r"property|input)\s+)?([`'\"])?([a-z_][\w.-]*\w)\1?(\s+(?:field|parameter|argument|property|input)\b)?"
 )
-_HERE = re.compile(r"\bhere\b")
+_HERE = guarded(re.compile(r"\bhere\b"))
 _FILL = re.compile(
     r"\b(?:fill|populate|prefill)\w*\s+(?:in\s+)?(?:the\s+)?([`'\"])?([a-z_][\w.-]*\w)\1?(\s+(?:field|"
     r"parameter|argument|property|input))?\s+with\b"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from toolpool.vetting.screener._guard import guarded
+
 __all__ = [
     "ACCESS_VERBS",
     "ANY_PATH",
@@ -54,8 +56,10 @@ class Vocab:
         """Whether a text with these word ``keys`` may contain a match."""
         if not self.words.isdisjoint(keys):
             return True
-        if not self.tails.isdisjoint(keys) and any(all(w in keys for w in phrase) for phrase in self.phrases):
-            return True
+        if not self.tails.isdisjoint(keys):
+            for phrase in self.phrases:
+                if keys.issuperset(phrase):
+                    return True
         return any(needle in lowered for needle in self.substrings)
 
     def present(self, lowered: str) -> bool:
@@ -95,8 +99,9 @@ def _words(pattern: str) -> re.Pattern[str]:
 
 def vocab(pattern: str, needles: str) -> Vocab:
     """A ``Vocab`` for lower-case text (``Doc.lower``): ``pattern`` is written in lower case, which
-    is twice as fast as matching with IGNORECASE; ``needles`` are separated by ``|``."""
-    return Vocab(re.compile(pattern), tuple(needles.split("|")))
+    is twice as fast as matching with IGNORECASE; ``needles`` are separated by ``|``. The compiled
+    pattern is ``guarded``: the same matches, found with fewer tries."""
+    return Vocab(guarded(re.compile(pattern)), tuple(needles.split("|")))
 
 
 # (label shown in reasons, pattern): files that hold keys, tokens, passwords or wallets.
