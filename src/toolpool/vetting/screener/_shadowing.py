@@ -266,7 +266,8 @@ def mention_findings(
             found = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text)
             if found is not None:
                 named.setdefault(name, found.start())
-    for name, at in named.items():
+    # In the text's order (the peers came from a set): the first name a reason gives is the first written.
+    for name, at in sorted(named.items(), key=lambda item: (item[1], item[0])):
         lowered = name.lower()
         if lowered == own or lowered in _GENERIC:
             continue
