@@ -1,7 +1,7 @@
 """The rule screener's findings over every definition the repository holds, as digests per case.
 
-``screener_reference.json`` was written from ``main`` at 609de79 (before the speed work of issue 18,
-RESULTS.md §4bc); ``test_screener_reference.py`` recomputes it and fails on any difference, so a
+``screener_reference.json`` was first written from ``main`` at 609de79 (before the speed work of issue
+18, RESULTS.md §4bc) and is rewritten whenever a reading changes on purpose; ``test_screener_reference.py`` recomputes it and fails on any difference, so a
 change made for speed cannot change a verdict, a score, a reason or a finding. A change meant to
 alter readings rewrites the file on purpose:
 
@@ -11,9 +11,11 @@ Cases: every definition of ``bench/data/screen_batch_*.jsonl``, the held-out set
 data sets (mcpproxy-go, livemcpbench), each screened with its peers' definitions and with names
 only (``explain_tool`` and ``screen_tool``), and its description screened as a result text.
 
-Computed in a child process with ``PYTHONHASHSEED=0``: at 609de79 a few reasons name whichever
+Computed in a child process with ``PYTHONHASHSEED=0``: at 609de79 a few reasons named whichever
 of several peers a set yields first (``names another server's tool (X)``, batches H to AC), so
-33 to 45 of the 1,924 cases differ between two hash seeds (in that detail only).
+33 to 45 of the 1,924 cases differed between two hash seeds (in that detail only). Since RESULTS.md
+§4bi the names are taken in the text's order and no case differs (``test_screener_deterministic.py``);
+the seed stays fixed so that a regression shows there, not here.
 """
 
 from __future__ import annotations
