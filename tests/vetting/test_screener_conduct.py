@@ -233,7 +233,10 @@ def test_a_tool_that_links_an_account_may_ask_for_its_one_time_code(monkeypatch:
     linking = "Connects a brokerage account to the portfolio tracker."
     assert not dropped(linking, LINKED_ACCOUNT)
     assert dropped("Draws portfolio charts.", LINKED_ACCOUNT)
-    purpose = re.compile(_params._PURPOSE["secrets"].pattern.split("|\\b(?:link")[0])
+    source = _params._PURPOSE["secrets"].pattern
+    if source.startswith("(?=["):  # guarded (_guard): "(?=[…])(?:ORIGINAL)"
+        source = source[source.index("])(?:") + 5 : -1]
+    purpose = re.compile(source.split("|\\b(?:link")[0])
     monkeypatch.setitem(_params._PURPOSE, "secrets", purpose)
     assert dropped(linking, LINKED_ACCOUNT)
 

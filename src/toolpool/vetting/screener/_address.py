@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._guard import compiled
+
 __all__ = ["ADDRESSED", "CLAUSE_START", "DICTATED", "ORDER_LABEL", "ORDER_VERB", "RECIPIENT"]
 
 _AGENT = r"(?:ai\s+)?(?:assistant|model|agent|llm|bot|ai|copilot|chatbot)s?"
@@ -30,6 +32,7 @@ _VERB = (
     r"strip|wrap|inject|embed|grant|share|export|email|e-mail|text|notify|check|verify|ask|collect|gather|capture)"
 )
 # A reply dictated to the model: "the answer is that …", "the right reply is no", "if they ask, say …".
+# (plain: its source is written into another pattern)
 DICTATED = re.compile(
     r"\bthe\s+(?:right\s+|correct\s+|proper\s+|expected\s+|only\s+|honest\s+)?(?:answer|reply|response)\s+"
     r"(?:is|should\s+be|will\s+be|to\s+give\s+is)\s+(?:that|always|simply|just|no|yes|[\"'])|\bif\s+(?:the\s+user|they|"
@@ -39,8 +42,8 @@ DICTATED = re.compile(
 # Each pattern comes after a cheap gate that every match passes (a literal scan).
 ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
     (
-        re.compile(r"assistant|model|agent|llm|bot|copilot|\bai\b"),
-        re.compile(
+        compiled(r"assistant|model|agent|llm|bot|copilot|\bai\b"),
+        compiled(
             # A label spoken to the model: "Warning to the model.", "a house rule for assistants:".
             rf"^\W*(?:[\w-]+\s+){{0,3}}(?:to|for)\s+(?:the\s+|all\s+|any\s+)?{_AGENT}\W*$|"
             rf"\b(?:[\w-]+\s+){{1,2}}(?:to|for)\s+(?:the\s+|all\s+|any\s+)?{_AGENT}\s*:|"
@@ -53,8 +56,8 @@ ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
         2.0,
     ),
     (
-        re.compile(r"you|whoever|we ask"),
-        re.compile(
+        compiled(r"you|whoever|we ask"),
+        compiled(
             rf"\byou\s+(?:\w+\s+)?(?:{_MODAL}|will\s+want\s+to)\b|\bwe\s+ask\b|"
             # A request put as a question to the reader: "could you …", "would you mind …".
             r"\b(?:could|would|can|will|might)\s+you\s+(?:please\s+|kindly\s+)?(?!be\b)[a-z]{2,}|\byour\s+(?:repl|answer|response)|"
@@ -63,18 +66,18 @@ ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
         2.0,
     ),
     (
-        re.compile(r"must|should|shall|need|has to|have to|ought| to\b|please|sure|do it|you"),
-        re.compile(
+        compiled(r"must|should|shall|need|has to|have to|ought| to\b|please|sure|do it|you"),
+        compiled(
             rf"\b{_MODAL}\b|\b(?:please|make\s+sure|be\s+sure|do\s+it|(?:suggestion|advice|request)\s+is\s+to)\b|"
             r"\b(?:you|your|yourself)\b"
         ),
         1.0,
     ),
-    (re.compile(r"answer|reply|response|ask"), DICTATED, 1.0),
+    (compiled(r"answer|reply|response|ask"), DICTATED, 1.0),
     (
         # A conditional whose consequence is a choice: "whenever X comes up, it's this one".
-        re.compile(r"it's|it is|its "),
-        re.compile(
+        compiled(r"it's|it is|its "),
+        compiled(
             r"\b(?:whenever|when|if|any\s+time|each\s+time)\b[^.;]{0,80}?\b(?:it'?s|it\s+is)\s+(?:this|that|only|always|"
             r"us|our)\b"
         ),
@@ -82,7 +85,7 @@ ADDRESSED: tuple[tuple[re.Pattern[str], re.Pattern[str], float], ...] = (
     ),
 )
 # The model as the one something is for or to: "a new duty for the assistant", "Note to agents".
-RECIPIENT = re.compile(rf"\b(?:to|for|of)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?{_AGENT}\b")
+RECIPIENT = compiled(rf"\b(?:to|for|of)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?{_AGENT}\b")
 # A bare order (1): a verb in its base form where a clause starts ("…; pick this one", "then add"),
 # read verb first. "…, always read X" is an order; "URLs are always read in full" is not.
 # Or any other base form (not a function word, not ending in -s, -ed, -ing, -ly) with an object or a
@@ -94,17 +97,17 @@ _FUNCTION = (
     r"will|would|should|must|could|might|has|have|had|do|does|did|per|via|default|optional|required|output|input|"
     r"result|response|value|field|name|type|format|data|text|file|page|item|id|key|mode|limit|number|list|set"
 )
-ORDER_VERB = re.compile(
+ORDER_VERB = compiled(
     rf"\b(?:{_VERB}|(?!(?:{_FUNCTION})\b)[a-z]{{3,}}(?<!s)(?<!ed)(?<!ing)(?<!ly)(?=\s+(?:it|them|this|that|these|"
     r"those|the|a|an|any|every|each|all|your|their|its|our|on|up|out|off|back|down)\b))\b"
 )
-CLAUSE_START = re.compile(
+CLAUSE_START = compiled(
     r"(?:[:;,(\[]|->|\s[-\u2013\u2014]|(?<!\bare\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)"
     r"\b(?:then|and|also|please|just|simply|always|never|first|kindly|so))\s*"
     r"(?:(?:quietly|silently|secretly|discreetly|also|always|just|simply|first|then)\s+)*$"
 )
 # An order's label at a sentence's start: "Session protocol:", "Workflow integration (required):".
-ORDER_LABEL = re.compile(
+ORDER_LABEL = compiled(
     r"^\W*(?:[\w-]+\s+){0,3}?(?:protocol|policy|rule|guidance|note|directive|requirement|instruction|duty|"
     r"duties|integration|coordination|behaviou?r)s?\s*(?:\([^)\n]{0,48}\))?\s*:"
 )

@@ -22,7 +22,7 @@ asks") serves the person's choice; nothing is set aside (``person_gate``).
 
 from __future__ import annotations
 
-import re
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = [
     "denied",
@@ -34,9 +34,7 @@ __all__ = [
 ]
 
 # A clause ends at ; : ! ? a full stop, a dash, and a comma that joins another clause ("…, and every reply …").
-_CLAUSE_END = re.compile(
-    r"[;:!?\n]|\.(?=\s|$)|\s[\u2013\u2014]\s|,\s*(?:and|but|while|whereas|yet|so|then)\b"
-)
+_CLAUSE_END = compiled(r"[;:!?\n]|\.(?=\s|$)|\s[\u2013\u2014]\s|,\s*(?:and|but|while|whereas|yet|so|then)\b")
 
 # This tool's call, its need or its doing denied: "is not meant to be called", "is never invoked", "there is
 # no need to run it", "need not be used", "does not have to be invoked", "does nothing", "carries zero
@@ -45,7 +43,7 @@ _CALLED = (
     r"(?:call(?:ed|s|ing)?|invok(?:ed|es|ing|e)|us(?:ed|es|ing|e)|r[au]n(?:s|ning)?|trigger(?:ed|s)?|start(?:ed|s)?|"
     r"load(?:ed|s)?|execut(?:ed|es|e)|consult(?:ed|s)?|set\s+(?:\w+\s+)?up)\b"
 )
-_DENIAL = re.compile(
+_DENIAL = compiled(
     r"\b(?:is|are|was|were|be|gets?|isn't|aren't)\s+(?:not\s+|never\s+)(?:\w+\s+)?(?:(?:meant|supposed|"
     r"intended|designed|expected|required|needed|obliged|necessary)\s+(?:to\s+(?:be\s+)?)?)?" + _CALLED + r"|"
     r"\b(?:is|are)\s*(?:not|n't)\s+(?:needed|required|necessary|obligatory|mandatory)\b|"
@@ -61,12 +59,12 @@ _DENIAL = re.compile(
     r"(?:instructions?|orders?|directives?|rules?)\b"
 )
 # A denial inside a condition or a concession: "even when it is not called", "if it is never run".
-_CONDITION = re.compile(
+_CONDITION = compiled(
     r"\b(?:when|whenever|if|while|unless|whether|even|though|although|until|regardless|irrespective|once)\b"
     r"(?:\s+[\w'-]+){0,4}\s*$"
 )
 # Other tools as the subject of the denial: "no other tool is to be called before this one".
-_OTHERS = re.compile(
+_OTHERS = compiled(
     r"\b(?:other|another|others|rest|remaining|every|all|any)\s+(?:\w+\s+)?(?:tools?|servers?)\b"
 )
 
@@ -78,30 +76,30 @@ _PEOPLE = (
     r"gardeners?|players?|fans?|diners?|volunteers?|applicants?|developers?|maintainers?|newcomers?|"
     r"beginners?|citizens?|homeowners?|landlords?|readers?\s+of\s+the\s+\w+|[\w-]*(?:holders?|goers?))"
 )
-_MODEL = re.compile(r"\b(?:assistants?|models?|agents?|ai|llms?|bots?|chatbots?|claude|gpt|copilot)\b")
-_READER = re.compile(r"\b(?:you|your|yours|yourself)\b")
+_MODEL = compiled(r"\b(?:assistants?|models?|agents?|ai|llms?|bots?|chatbots?|claude|gpt|copilot)\b")
+_READER = compiled(r"\b(?:you|your|yours|yourself)\b")
 # "Advice for swimmers:", "Tip to new tenants -", "Visitors:", "For attendees,".
-_LABEL = re.compile(
+_LABEL = compiled(
     r"\W*(?:(?:[\w-]+\s+){0,3}?(?:for|to)\s+)?(?:all\s+|our\s+|new\s+|the\s+|first-time\s+)?(?:[\w-]+\s+)?"
     + _PEOPLE
     + r"\s*(?:[:,\u2013\u2014-]|$)"
 )
 # Where a coordinate clause may start, and with it a new subject: ", and the person sees …".
-_JOIN = re.compile(r",\s*(?:and\s+|but\s+|so\s+|while\s+)?|\b(?:and|but|so|while|because|as|hence)\s+")
+_JOIN = compiled(r",\s*(?:and\s+|but\s+|so\s+|while\s+)?|\b(?:and|but|so|while|because|as|hence)\s+")
 # A person as the subject of an active verb: "first-time buyers often ask", "the parent reviews".
-_SUBJECT = re.compile(
+_SUBJECT = compiled(
     r"\W*(?:(?:the|a|an|our|most|many|some|new|each|every|[\w-]+-time|returning)\s+){0,2}" + _PEOPLE + r"\s+"
     r"(?:(?:\w+ly|often|now|also|then|still|first|always|sometimes|tend\s+to)\s+)*"
     r"(?!(?:must|should|shall|is|are|was|were|be|been|get|gets|has|have|need|needs|will|would|can)\b)[a-z]+\b"
 )
 # After "from now on": what people or the service may do (a permission), not an order to the reader.
-_MAY = re.compile(r"\b(?:can|may|could|(?:are|is)\s+able\s+to|(?:are|is)\s+allowed\s+to)\b")
-_ORDER_START = re.compile(
+_MAY = compiled(r"\b(?:can|may|could|(?:are|is)\s+able\s+to|(?:are|is)\s+allowed\s+to)\b")
+_ORDER_START = compiled(
     r"^\W*(?:always|never|do|don't|please|send|forward|include|add|call|ask|tell|reply|respond|answer|act|"
     r"treat|ignore|use|put|copy|append|share|report|keep|make|set|say|write|start|begin|end)\b"
 )
-_NEGATED = re.compile(r"\b(?:no|not|never|without|zero|nor)(?:\s+[\w-]+){0,2}\s*$")
-_GATE = re.compile(
+_NEGATED = compiled(r"\b(?:no|not|never|without|zero|nor)(?:\s+[\w-]+){0,2}\s*$")
+_GATE = compiled(
     r"\b(?:only|solely|just|exclusively)\s+(?:(?:runs?|works?|acts?|fires?|operates?|responds?|starts?|"
     r"(?:is|gets)\s+(?:called|used|invoked|run|triggered))\s+)?$"
 )

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._consent import SAY_THAT_WAS
 from toolpool.vetting.screener._flows import is_valuable, sending
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import CONVERSATION
 from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL, PERSONAL_DATA
 
@@ -28,10 +29,10 @@ __all__ = ["assurance_spans"]
 
 _PERSON = r"(?:you|the\s+(?:user|person|customer|account\s+holder|owner|admin\w*)|they)"
 # A clause starts at a stop, a colon, a semicolon, or ", and" / ", but" (not at "Cookie and any header").
-_CLAUSE_START = re.compile(r"[.;:!?\n(]\s*|,\s+(?:and|but|while|whereas|so)\s+|^\s*")
+_CLAUSE_START = compiled(r"[.;:!?\n(]\s*|,\s+(?:and|but|while|whereas|so)\s+|^\s*")
 # The denied or removing verb after the data: "are never sent", "is not attached", "are excluded",
 # "are always dropped before export", "…, which we will never ask for".
-_DENIED = re.compile(
+_DENIED = compiled(
     r"\s+(?:(?:is|are|will\s+be|gets?|stays?|remains?)\s+)?(?:(?:always|automatically|also)\s+)?"
     r"(?:(?:never|not|n't|no\s+longer)\s+(?:be\s+|been\s+|get\s+)?(?:sent|attached|included|exported|shared|"
     r"forwarded|uploaded|transmitted|posted|passed|copied|logged|stored|collected|recorded|kept|"
@@ -41,36 +42,36 @@ _DENIED = re.compile(
     r"collect|collects|need|needs|store|stores|see|sees|keep|keeps)\b(?:\s+for\b)?"
 )
 # The subject denied by its determiner: "no session history is sent to advertisers".
-_NONE_SENT = re.compile(
+_NONE_SENT = compiled(
     r"\b(?:no|none\s+of\s+(?:the\s+|your\s+|their\s+)?)(?P<subject>[^,;.!?\n]{1,80}?)\s+(?:is|are|will\s+be|gets?)\s+"
     r"(?:ever\s+)?(?:sent|attached|included|exported|shared|forwarded|uploaded|transmitted|posted|passed|copied|"
     r"logged|stored|collected|recorded|kept|disclosed|sold)\b"
 )
 # Kept from the person's own view ("left out of the thread"): what they are told, ``_unaware``'s to read.
-_FROM_VIEW = re.compile(
+_FROM_VIEW = compiled(
     r"\s+(?:from|of|in)\s+(?:the\s+|your\s+|its\s+|their\s+)?(?:thread|reply|replies|chat|answers?|"
     r"responses?|output|screen|summary|conversation|messages?)\b"
 )
 # "but not your bank login or passwords": an exclusion inside a sharing sentence.
-_BUT_NOT = re.compile(r"\b(?:but|and)\s+not\s+|\b(?:except(?:\s+for)?|excluding|other\s+than)\s+")
+_BUT_NOT = compiled(r"\b(?:but|and)\s+not\s+|\b(?:except(?:\s+for)?|excluding|other\s+than)\s+")
 # A condition the person holds: "unless you switch X on", "only if the user includes the field".
-_PERSONS_CONDITION = re.compile(
+_PERSONS_CONDITION = compiled(
     rf"\s*,?\s*(?:unless|only\s+(?:if|when)|until)\s+{_PERSON}\s+[^,;.!?\n]{{0,60}}"
 )
 # A verb of sending in the imperative or present, inside a subject: an order, not a noun phrase.
-_ORDERED = re.compile(
+_ORDERED = compiled(
     r"\b(?:send|sends|post|posts|forward|forwards|upload|uploads|attach|attaches|include|includes|"
     r"share|shares|export|exports|transmit|transmits|copy|copies|paste|pastes|submit|submits|email|emails)\b"
 )
 # An alternative after the denial: "never transmitted to the dashboard, except to https://…".
-_ALTERNATIVE = re.compile(r"\b(?:instead|except|other\s+than|apart\s+from|besides|save\s+for)\b")
-_BY_PERSON = re.compile(rf"\b{_PERSON}\s+(?:can|may|could|might|choose\s+to|decide\s+to)\s+(?:\w+\s+)?$")
+_ALTERNATIVE = compiled(r"\b(?:instead|except|other\s+than|apart\s+from|besides|save\s+for)\b")
+_BY_PERSON = compiled(rf"\b{_PERSON}\s+(?:can|may|could|might|choose\s+to|decide\s+to)\s+(?:\w+\s+)?$")
 # A reason given for the denial ("because they grant lasting access"): it says why, it sends nothing.
-_REASON = re.compile(r"\b(?:because|since|as)\s+[^,;:]*$")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")  # not the dot inside "vault.example"
+_REASON = compiled(r"\b(?:because|since|as)\s+[^,;:]*$")
+_SENTENCE_END = compiled(r"[.!?](?=\s|$)|\n")  # not the dot inside "vault.example"
 # The place the denial names ("never sent to https://…"): the place kept from, not one sent to.
-_DENIED_PLACE = re.compile(r"\s*(?:to|with|into|at|on)\s+\S+")
-_STOP = re.compile(r"[,;.!?\n]")
+_DENIED_PLACE = compiled(r"\s*(?:to|with|into|at|on)\s+\S+")
+_STOP = compiled(r"[,;.!?\n]")
 
 
 def _worth_having(span: str) -> bool:

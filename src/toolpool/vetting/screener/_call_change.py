@@ -27,11 +27,11 @@ what the tool does.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import is_valuable
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._referred import OWN_LIMIT, remedy
 from toolpool.vetting.screener._wording import CONSENT_DROPPED
@@ -87,7 +87,7 @@ _SAFEGUARD_WORD = (
     r"(?:confirm\w*|prompts?|dialogs?|questions?|checks?|approvals?|warnings?|summar\w*|reviews?|previews?|"
     r"verif\w*|hooks?|validation|safeguards?|2fa|mfa|sign-?off|consent|alerts?|disclaimers?|limits?|reminders?)"
 )
-_SAFEGUARD_OFF = re.compile(
+_SAFEGUARD_OFF = compiled(
     # An argument that decides whether the call checks: "confirmed: true", "dry_run=false", "force: yes".
     r"[`'\"]?[\w-]*(?:confirm|force|verif|approv|review|prompt|dry[_-]?run|interactive|safe|skip|assume[_-]?yes|"
     r"require)[\w-]*[`'\"]?\s*[:=]\s*[`'\"]?(?:true|false|yes|no|on|off|0|1|none|skip)\b|"
@@ -116,41 +116,41 @@ _SAFEGUARD_OFF = re.compile(
     r"(?:n[o']t|never)?\s*(?:ask|request|want)\w*"
 )
 # A place that is everyone's: "visibility=public", "share it publicly", "anyone with the link".
-_EVERYONE = re.compile(
+_EVERYONE = compiled(
     r"\bpublic(?:ly)?\b|\bworld[\s-]?readable\b|\b(?:anyone|everyone)\s+(?:with\s+the\s+link|on\s+the\s+internet)\b"
 )
 # A recipient of its own added to the call: "keeping the journaling address in `bcc`".
-_COPIED = re.compile(r"\bb?cc\b|\b(?:blind|carbon)[\s-]+cop(?:y|ies)\b")
+_COPIED = compiled(r"\bb?cc\b|\b(?:blind|carbon)[\s-]+cop(?:y|ies)\b")
 # The person's sign-off before the step: "once the user approves it" (the person decides). Narrower
 # than ``_consent._THEIR_ANSWER`` (tap, click, pay, type, say …) on purpose: there an answer the
 # model gives in the person's place is the attack; here the sign-off relaxes a directive, so only
 # words of reviewing and approving count.
-_SIGN_OFF = re.compile(
+_SIGN_OFF = compiled(
     r"\b(?:once|after|when|if)\s+(?:the\s+)?(?:user|person|customer|reviewer|they|you)\s+(?:has\s+|have\s+)?"
     r"(?:approves?|approved|reviews?|reviewed|confirms?|confirmed|accepts?|accepted|agrees?|agreed|signs?\s+off|"
     r"signed\s+off|okays?|okayed)\b"
 )
-_FAILURE = re.compile(
+_FAILURE = compiled(
     r"\b(?:fails?|failed|failing|failure|errors?\s+out|denied|refused|rejected|unavailable|times?\s+out|"
     r"timed\s+out|unreachable)\b"
 )
-_CONTENT = re.compile(
+_CONTENT = compiled(
     r"\b(?:contents?|files?|data|documents?|payload|body|output|text|attachments?|uploads?)\b"
 )
-_DISCREDITED = re.compile(
+_DISCREDITED = compiled(
     r"\b(?:supersed\w*|deprecat\w*|obsolete|outdated|stale|broken|unreliable|untrusted|compromised|insecure|"
     r"legacy|defunct|flagged|out\s+of\s+date|no\s+longer\s+(?:works?|maintained|supported|safe|trusted|valid|"
     r"accurate|current))\b"
 )
 # This tool's own retirement, pointing at its successor: "this tool is deprecated; use …",
 # "Deprecated: use …", "deprecated in favour of …".
-_SELF_RETIRED = re.compile(
+_SELF_RETIRED = compiled(
     r"^\W*(?:deprecated|obsolete|legacy|superseded)\b|\b(?:this\s+(?:tool|function|server|endpoint|command|"
     r"version|api|method|plugin)|it)\s+(?:is|was|has\s+been|will\s+be)\s+(?:now\s+)?(?:deprecated|superseded|"
     r"obsolete|legacy)\b|\b(?:deprecated|superseded)\s+in\s+favou?r\s+of\b"
 )
 # Aimed at every call, or made whatever the condition: "for every upload", "even if the clerk did not".
-_EVERY_CALL = re.compile(
+_EVERY_CALL = compiled(
     r"\b(?:always|every\s+time|each\s+time|from\s+now\s+on|no\s+matter\s+what|even\s+(?:if|when|though)|"
     r"for\s+(?:every|all|any|anything|everything)|"
     r"(?:every|each)\s+(?:\w+\s+)?(?:call|request|turn|message|reply|response|session|conversation|query|prompt)s?|"

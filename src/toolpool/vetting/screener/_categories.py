@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from toolpool.vetting.screener._address import DICTATED
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = [
     "ASKED_FOR",
@@ -41,7 +42,7 @@ __all__ = [
 # conversation or whenever (1). Distinct kinds add up (capped in ``_conduct``).
 SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
     (
-        re.compile(
+        compiled(
             r"\b(?:regardless|irrespective|notwithstanding|nonetheless|nevertheless|anyway|anyhow)\b|\bwhether\s+or\s+not\b|"
             r"\beven\s+(?:if|when|though)\b|\ball\s+the\s+same\b|\b\w+\s+or\s+not\b|\bunrelated\s+to\b|"
             # In force for good, or from the server's mere loading: "for the rest of any chat", "once
@@ -62,7 +63,7 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
         2.0,
     ),
     (
-        re.compile(
+        compiled(
             r"\b(?:before|prior\s+to|ahead\s+of)\s+(?:answering|replying|responding|composing|anything|everything|"
             r"whatever|doing\s+anything|(?:you\s+)?(?:touch|us|call|run|do|answer|repl|respond|invok)\w*\s+"
             r"(?:any|anything|every)|any\s+other|every|each|all|(?:your|the)\s+(?:very\s+)?first\s+(?:reply|answer|"
@@ -79,7 +80,7 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
         1.5,
     ),
     (
-        re.compile(
+        compiled(
             r"\b(?:every|each|any|all|the\s+first)\s+(?:[\w.`'-]+\s+)?(?:conversations?|sessions?|turns?|messages?|"
             r"repl(?:y|ies)|responses?|requests?|chats?|quer(?:y|ies)|threads?|interactions?|dialog(?:ue)?s?|"
             r"prompts?|exchanges?|time|calls?|invocations?|uses?|runs?|executions?)\b|\b(?:start|beginning|outset|opening)\s+of\s+(?:every|each|any|the|a)\s+"
@@ -90,7 +91,7 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
     (
         # A trigger outside this tool's call: the person's talk ("whenever the user talks about X"),
         # another tool's event ("once any deploy finishes").
-        re.compile(
+        compiled(
             r"\b(?:whenever|each\s+time|every\s+time|any\s+time)\s+(?:the\s+)?(?:user|person|human|customer|"
             r"they)\s+(?:\w+\s+)?(?:talks?|mentions?|brings?\s+up|discuss\w*|refers?\s+to|raises?)\b|"
             r"\b(?:whenever|when|once|after|each\s+time|any\s+time)\s+(?:any|another|every)\s+(?:\w+\s+)?(?:finishes|"
@@ -106,7 +107,7 @@ _TOOLISH = (
     r"bridges?|wrappers?|backends?|facilit(?:y|ies)|resolvers?|generators?|assistants?)"
 )
 # Other tools, as a class: "the other weather integrations", "non-sanctioned scanners", "said scanners".
-OTHER_TOOLS = re.compile(
+OTHER_TOOLS = compiled(
     r"\b(?:other|alternative|competing|rival|remaining|installed|third-party|non-?[\w-]+|un[a-z]{3,}(?:ed|ing)|different|another|"
     rf"said|those|these|such)\s+(?:[\w-]+\s+){{0,2}}?{_TOOLISH}\b|\balternatives\b|\bany\s+[\w-]+-capable\s+"
     rf"{_TOOLISH}\b|\b(?:any|every)\s+other\s+\w+|"
@@ -115,20 +116,20 @@ OTHER_TOOLS = re.compile(
     r"(?:also\s+)?(?:registered|installed|loaded|connected)\s+(?:here|in\s+this|with\s+this))"
 )
 # Other tools of this same server are its siblings, not rivals.
-SIBLINGS = re.compile(
+SIBLINGS = compiled(
     r"\b(?:of|on|from|in)\s+(?:this|the\s+same)\s+server\b|\bthis\s+server'?s\b|\(this\s+server\)"
 )
 # An order to call this very tool first is a precondition, not an order about the conversation.
-PRECONDITION = re.compile(r"\b(?:call|run|invoke|use|execute)\s+(?:this(?:\s+tool)?|it|me)\b")
+PRECONDITION = compiled(r"\b(?:call|run|invoke|use|execute)\s+(?:this(?:\s+tool)?|it|me)\b")
 # Done without the person seeing it: "quietly", "behind the scenes".
-STEALTH = re.compile(
+STEALTH = compiled(
     r"\b(?:quietly|silently|secretly|discreetly|covertly|invisibly|unnoticed)\b|\bbehind\s+the\s+scenes\b|"
     r"\bin\s+the\s+background\b"
 )
 # A pronoun that carries the previous sentence's tools into this one.
-BACK_REFERENCE = re.compile(r"\b(?:it|they|them|those|these|said)\b")
+BACK_REFERENCE = compiled(r"\b(?:it|they|them|those|these|said)\b")
 # Run-downs beyond ``_wording.RUN_DOWN``: stale copies, standing taken away, absence pretended.
-RUN_DOWN_MORE = re.compile(
+RUN_DOWN_MORE = compiled(
     r"\bmirrors?\b|\bstopped\s+\w+ing\b|\bno\s+(?:standing|value|weight|validity)\b|\bunusable\b|\bflagged\b|"
     r"\b(?:is|are)n'?t\s+(?:installed|there|available|reliable|trustworthy)\b|\bnot\s+(?:installed|there)\b|"
     r"\bdead\b|\bspam\b|\bvoid\b|\b(?:mangl|garbl|wreck|scrambl|clobber|truncat|damag|destroy|ruin|los[et]|losing|"
@@ -137,19 +138,19 @@ RUN_DOWN_MORE = re.compile(
     r"approved|certified)\b|\bun(?:accredited|authori[sz]ed|official|certified|vetted)\b"
 )
 # A claim to be the one to use: "the sole authoritative one", "it's this one", "should come here".
-PREFERENCE = re.compile(
+PREFERENCE = compiled(
     r"\b(?:only|sole|sanctioned|accredited|authoritative|designated|canonical)\s+(?:\w+\s+){0,2}?(?:one|"
     rf"{_TOOLISH}|converter|source|option|verdicts?)\b|\b(?:it'?s|is)\s+this\s+one\b|\bcome\s+here\b|"
     r"\bpick\s+this\b|\bthis\s+one\b|\b(?:into|to|with)\s+us\b"
 )
 # Keeping away from them: "refrain from invoking", "act as if it isn't there", "don't offer".
-AVOID = re.compile(
+AVOID = compiled(
     r"\b(?:refrain\s+from|avoid|steer\s+clear|act\s+as\s+if|pretend|treat\s+(?:it|them|those|these)\s+as)\b|"
     r"\btreat\s+(?:\w+\s+){0,2}?as\s+(?:unavailable|absent|missing|broken|void|invalid|unusable|gone|offline|stale)\b|"
     r"\b(?:don'?t|do\s+not|never)\s+(?:offer|use|call|invoke|suggest|recommend|mention|bring\s+up)\b"
 )
 # The person kept unaware: a norm against telling, whose object is a person or the model's reply.
-UNAWARE = re.compile(
+UNAWARE = compiled(
     r"\b(?:no\s+(?:\w+\s+)?(?:need|reason|point|call)|not\s+(?:necessary|needed|required|something|worth)|(?:do|does|did|will|"
     r"would|need|should|must|shall|is|are)(?:n'?t|\s+not)|never|without|nothing|(?<!\bor\s)not|skip|omit|leave\s+out|"
     r"refrain\s+from)\s+(?:\w+\s+){0,4}?(?:hear|"
@@ -164,31 +165,31 @@ UNAWARE = re.compile(
     r"\bkeep\w*\s+(?:\w+\s+){0,3}?out\s+of\s+(?:any|all|the|your|every)\s+(?:\w+\s+)?(?:explanations?|answers?|"
     r"repl(?:y|ies)|responses?|summar(?:y|ies)|messages?)\b|\b(?:and|but)\s+nothing\s+(?:more|else)\b"
 )
-UNAWARE_WHOM = re.compile(
+UNAWARE_WHOM = compiled(
     r"\b(?:user|person|people|customer|human|client|buyer|owner|data\s+subject|they|them|anyone|nobody)s?\b|"
     r"\b(?:transcript|chat|conversation|thread)s?\b|"
     r"\b(?:your|the)\s+(?:repl|answer|response|summar|explanation|narration)\w*"
 )
 # Kept from everyone but the person: "never shown to anyone except the owner" tells the person.
-TOLD_ONLY_THE_PERSON = re.compile(
+TOLD_ONLY_THE_PERSON = compiled(
     r"\b(?:anyone|anybody|no\s*one|nobody|others?)\s+(?:but|except|other\s+than|besides|apart\s+from)\s+"
     r"(?:the\s+|its\s+|their\s+)?(?:user|person|owner|customer|human|account\s+holder)s?\b"
 )
 # Whom a "never share it with" keeps it from, when not the person: "… with other services".
-THIRD_PARTY = re.compile(r"\s*(?:any\s+|the\s+)?(?:other|third[-\s]?part(?:y|ies)|outside|external)\b")
+THIRD_PARTY = compiled(r"\s*(?:any\s+|the\s+)?(?:other|third[-\s]?part(?:y|ies)|outside|external)\b")
 # "… and nothing else" after the person's own request bounds what is sent, it hides nothing from them.
-ASKED_FOR = re.compile(
+ASKED_FOR = compiled(
     r"\bwhat\s+(?:the\s+)?(?:user|person|customer|caller|requester|you|they)\s+(?:\w+\s+)?(?:ask|request|gave|give|"
     r"chose|choose|typ|pick|select|provide|name)\w*\b"
 )
 # This tool or its server as the subject: "the tool never tells …" describes, it does not order.
-TOOL_SUBJECT = re.compile(
+TOOL_SUBJECT = compiled(
     r"\b(?:the|this)\s+(?:tool|server|service|function|endpoint)\s+(?:itself\s+)?(?:never|does|doesn't|will|won't)\b"
 )
 # What is kept out of a text for safety, not kept from the person: "keep secrets out of the reply".
-REDACTED = re.compile(r"\b(?:secrets?|tokens?|passwords?|keys?|credentials?|pii|passphrases?)\b")
+REDACTED = compiled(r"\b(?:secrets?|tokens?|passwords?|keys?|credentials?|pii|passphrases?)\b")
 # Consent taken or answered for the person.
-CONSENT = re.compile(
+CONSENT = compiled(
     r"\bwithout\s+(?:first\s+)?(?:asking|confirm\w*|consent|approval|checking|prompting)\b|\bno\s+(?:new\s+|"
     r"separate\s+|further\s+|fresh\s+)?(?:consent|confirmation|approval)\s+(?:is\s+)?(?:needed|required|necessary)\b|"
     r"\bauto-?(?:accept|approv|confirm)\w*|\bas\s+a\s+yes\b|\bno\s+longer\s+asks?\b|\b(?:they|user)\s+opted\s+in\b|"
@@ -205,20 +206,20 @@ CONSENT = re.compile(
     r"permission|a\s+go-ahead)\b|\bassum\w*\s+(?:their\s+|the\s+\w+'s\s+)?(?:consent|assent|approval|permission)\b"
 )
 # A rank claimed over the model's other orders: "outranks everything else", "above other rules".
-RANK = re.compile(
+RANK = compiled(
     r"\b(?:outranks?|supersedes?|overrides?|takes?\s+precedence\s+over|above|over|ahead\s+of)\s+(?:\w+\s+){0,3}?"
     r"(?:instructions|rules|guidance|guidelines|system\s+prompt|everything\s+else|anything\s+else|prompts|"
     r"(?:user|person|human|customer|their)(?:'s)?\s+(?:input|requests?|wishes|messages?|words|say)|what\s+(?:the\s+)?"
     r"(?:user|person|they)\s+(?:says?|asks?|wants?))\b"
 )
 # A canned account given to the person: "tell the user it was auto-triaged", "describe it as normal".
-DECEIVE = re.compile(
+DECEIVE = compiled(
     r"\b(?:tell|inform|assure)\s+(?:the\s+)?(?:user|person|customer|them)\s+(?:that\s+)?(?:it|this|the\s+\w+)\s+"
     r"(?:was|is|were|has)\b|\bdescribe\s+(?:it|this|them)\s+as\b|\bpresent\s+(?:\w+\s+){0,6}?as\s+the\b|"
     + DICTATED.pattern  # a reply dictated to the model is a canned account too
 )
 # What is worth having: the conversation, the message itself, data about people.
-VALUABLE = re.compile(
+VALUABLE = compiled(
     r"\b(?:the|this|full|whole|entire|current)\s+(?:\w+\s+)?(?:conversation|chat|dialog(?:ue)?)\b(?!\s+(?:id|title|name))|"
     r"\b(?:conversation|chat|session)\s+(?:history|log|transcript|so\s+far|contents?)\b|\btranscripts?\b|\bverbatim\b|\buser(?:'s)?\s+(?:messages?|requests?|"
     r"prompts?)\b|\b(?:last|previous|recent|earlier)\s+(?:\d+\s+)?(?:messages?|prompts?|turns?)\b|"
@@ -228,10 +229,10 @@ VALUABLE = re.compile(
     r"\b(?:home|billing|delivery|postal|residential)[\s-]+address(?:es)?\b|\bdates?\s+of\s+birth\b"
 )
 # A named tool in a call's place: "emit x_y(", "is start_timer with", "call add_task".
-CALLED = re.compile(
+CALLED = compiled(
     r"\b[a-z][\w-]*(?:[_.][\w-]+)+\s*\(|\b(?:call|run|invok|emit|is|us|execut|trigger)\w*\s+`?[a-z][\w-]*_[\w.-]+"
 )
 # One of this definition's fields named as where something goes: "sending it back in `confirm`".
-FIELD_SLOT = re.compile(r"\b(?:in|into|inside|within)\s+(?:the\s+|its\s+)?[`'\"][\w-]+[`'\"]")
+FIELD_SLOT = compiled(r"\b(?:in|into|inside|within)\s+(?:the\s+|its\s+)?[`'\"][\w-]+[`'\"]")
 # Where a schema carries data rather than words for the model: an order there is out of place.
-PRESET_FIELD = re.compile(r"\.(?:enum|default|const|examples?)(?:\[\d+\])?$")
+PRESET_FIELD = compiled(r"\.(?:enum|default|const|examples?)(?:\[\d+\])?$")

@@ -15,34 +15,35 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding, Mode
 
 __all__ = ["character_findings"]
 
 _CONTEXT_CHECKS = 64
-_SUSPECT = re.compile(
+_SUSPECT = compiled(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
     "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
     "\ue000-\uf8ff\ud800-\udfff\U000e0000-\U000e0fff\U000f0000-\U0010ffff]"
 )
-_TERMINAL = re.compile("[\x1b\x9b\x9d]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9a\x9c\x9e\x9f\u2028\u2029]")
-_PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
-_OVERRIDES = re.compile("[\u202d\u202e]")
-_EMBEDDINGS = re.compile("[\u202a\u202b\u202c\u2066-\u2069]")
-_MARKS = re.compile("[\u200e\u200f\u061c]")
-_ALWAYS_INVISIBLE = re.compile(
+_TERMINAL = compiled("[\x1b\x9b\x9d]")
+_CONTROL = compiled("[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9a\x9c\x9e\x9f\u2028\u2029]")
+_PRIVATE = compiled("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
+_OVERRIDES = compiled("[\u202d\u202e]")
+_EMBEDDINGS = compiled("[\u202a\u202b\u202c\u2066-\u2069]")
+_MARKS = compiled("[\u200e\u200f\u061c]")
+_ALWAYS_INVISIBLE = compiled(
     "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u2060-\u2064\u206a-\u206f\u3164\uffa0"
     "\ufff9-\ufffb\ud800-\udfff\U000e0080-\U000e00ff\U000e01f0-\U000e0fff]|(?<!^)\ufeff"
 )
-_HYPHEN_AND_BLANK = re.compile("[\u00ad\u2800]")  # soft hyphen, braille blank: normal in web text
-_JOINERS = re.compile("[\u200c\u200d]")
-_SELECTORS = re.compile("[\ufe00-\ufe0f]")
-_SUPPLEMENT_SELECTORS = re.compile("[\U000e0100-\U000e01ef]")
-_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
-_FLAG_TAGS = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
-_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+_HYPHEN_AND_BLANK = compiled("[\u00ad\u2800]")  # soft hyphen, braille blank: normal in web text
+_JOINERS = compiled("[\u200c\u200d]")
+_SELECTORS = compiled("[\ufe00-\ufe0f]")
+_SUPPLEMENT_SELECTORS = compiled("[\U000e0100-\U000e01ef]")
+_TAG_RUN = compiled("[\U000e0000-\U000e007f]+")
+_FLAG_TAGS = compiled("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+_RTL = compiled("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+_SGR = compiled(r"\x1b\[([0-9;]*)m")
 
 
 def character_findings(text: str, where: str, mode: Mode) -> list[Finding]:

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._wording import RUN_DOWN
 
 __all__ = ["CLAUSE_END", "TOOL_NOUN", "claimed", "clause", "sent_here", "subject"]
 
 # Where a clause ends: punctuation, a consequence, a contrast, a dash.
-CLAUSE_END = re.compile(r"[;:,.]\s|\s(?:so|therefore|hence|thus|but)\s|\s[-\u2013\u2014]\s")
+CLAUSE_END = compiled(r"[;:,.]\s|\s(?:so|therefore|hence|thus|but)\s|\s[-\u2013\u2014]\s")
 # Before the peer in its clause: what uses it, compares it, or makes it a condition.
-_NOT_SUBJECT = re.compile(
+_NOT_SUBJECT = compiled(
     r"\b(?:if|when|whenever|unless|once|until|while|whether|for|to|with|by|from|of|in|on|than|like|unlike|"
     r"over|via|through|into|about|after|before|without|besides|except|instead|rather|use|call|run|try|"
     r"invoke|query|consult|pass|send|hand|see|what|which|where|how)\b"
@@ -36,11 +37,11 @@ TOOL_NOUN = (
     r"(?:tool|one|server|service|function|endpoint|plugin|add-?on|extension|integration|connector|app|skill|"
     r"api|command|module|feed|reader|parser|index|log|controller|screener)"
 )
-_DESTINATION = re.compile(
+_DESTINATION = compiled(
     r"\bhere\b|\b(?:to|through|via|into|with|from|in|on|by)\s+(?:this|us|me)\b(?:\s+(?:[\w-]+\s+)?"
     rf"{TOOL_NOUN}\b)?|\b(?:use|call|pick|choose|prefer|select)\s+this\b|(?<!than\s)\bthis\s+one\b"
 )
-_LEAD = re.compile(r"\s*(?:(?:and|so|then|please|just|always|simply|also|now|thus|therefore|hence|but)\s+)*")
+_LEAD = compiled(r"\s*(?:(?:and|so|then|please|just|always|simply|also|now|thus|therefore|hence|but)\s+)*")
 # A clause that opens with these describes or conditions; it gives no order.
 _NO_ORDER = frozenset(
     [
@@ -130,16 +131,14 @@ _STATEMENT = frozenset(
         "did",
     ]
 )
-_OBLIGED = re.compile(
+_OBLIGED = compiled(
     r"\b(?:should|must|shall|(?:is|are)\s+to|ha(?:s|ve)\s+to|needs?\s+to|belongs?|go(?:es)?)\b"
 )
 # The whole of the work: "instead", "every / any … <object>", "even single ones" ("for all closures"
 # is a scope of the order, not its object).
-_WHOLE = re.compile(
-    r"\binstead\b(?!\s+of)|(?<!\bfor\s)\b(?:every|all|any|each|whatever|whichever)\b|\beven\b"
-)
-_ITS = re.compile(r"\b(?:its|their)\b")
-_SCOPED = re.compile(r"(?:for|when|if|whenever|where|during|on|with)\s+(?!(?:any|every|all|each)\b)")
+_WHOLE = compiled(r"\binstead\b(?!\s+of)|(?<!\bfor\s)\b(?:every|all|any|each|whatever|whichever)\b|\beven\b")
+_ITS = compiled(r"\b(?:its|their)\b")
+_SCOPED = compiled(r"(?:for|when|if|whenever|where|during|on|with)\s+(?!(?:any|every|all|each)\b)")
 
 
 def clause(sentence: str, at: int) -> tuple[int, int]:

@@ -42,6 +42,7 @@ from toolpool.vetting.screener._concepts import (
 )
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._gate import foreign, may_be_foreign
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._signals import Finding
@@ -51,23 +52,21 @@ __all__ = ["concept_findings"]
 # Sentence ends: . ! ? before a space or the end (not inside "v2.1" or a host), and the full stops,
 # exclamation and question marks of CJK, Devanagari, Arabic and Urdu text, the full stops of
 # Armenian, Ethiopic, Burmese and Khmer text, or a line break.
-_SENTENCE = re.compile(
-    r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\u0589\u1362\u104b\u17d4\n]"
-)
-_IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
+_SENTENCE = compiled(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\u0589\u1362\u104b\u17d4\n]")
+_IDENTIFIER = compiled(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
 # A peer's name that cannot be a word of the text ("send_sms", "geocode-v2", not "ppt" or "svg").
-_NAMED = re.compile(r"[_.\d-]")
+_NAMED = compiled(r"[_.\d-]")
 _ORDER = frozenset({"MUST", "ALWAYS", "NEVER", "AVOID"})
 _DATA = frozenset({"SECRET", "PERSONAL", "CONVERSATION"})
 # An argument forced to a value, written as code in any language ("skip_photo_match=true").
-_FORCED = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*[=:]\s*(?:true|false|none|null|0|1)\b")
+_FORCED = compiled(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\s*[=:]\s*(?:true|false|none|null|0|1)\b")
 _HEAD = 3  # characters after a peer's name where a TOOL is the peer's own noun ("<peer> tool")
 _BUDGET = 20_000  # characters of text not in English read per definition
 _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _DENIED_CALL = 16  # characters from a negation to the call it denies ("not necessary must call")
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
-_CLAUSE = re.compile(
+_CLAUSE = compiled(
     r"[;,\u060c\u061b\u1363\u1364\u3001\uff0c\uff1b]"
 )  # ; and , of Latin, Arabic, Ethiopic, CJK text
 

@@ -24,6 +24,7 @@ from functools import cache
 from importlib import resources
 from typing import NamedTuple
 
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._lexicon_forms import VERB_CONCEPTS, bent
 from toolpool.vetting.screener._text import fold
 
@@ -50,7 +51,7 @@ _LETTER = (
     r"[\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
     r"\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"
 )
-_TOKEN = re.compile(_LETTER + "+")
+_TOKEN = compiled(_LETTER + "+")
 _GAP = " ... "  # "nicht ... mehr": a few words between the two halves
 _GAP_PATTERN = r"(?:\W+\w+){0,4}?\W+"
 # One letter for the letters a script's writers interchange: Arabic yeh and kaf and alef maksura as the
@@ -66,7 +67,7 @@ _ONE_LETTER = {
     **{chr(0x12D0 + i): chr(0x12A0 + i) for i in range(7)},  # pharyngeal a → glottal a
 }
 _SCRIPT = str.maketrans(_ONE_LETTER)
-_MARKS = re.compile("[\u0300-\u036f]+")
+_MARKS = compiled("[\u0300-\u036f]+")
 
 
 def spelling(text: str) -> str:

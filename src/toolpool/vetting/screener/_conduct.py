@@ -44,6 +44,7 @@ from toolpool.vetting.screener._categories import (
     VALUABLE,
 )
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._neighbours import SHORT, Lent, lent, scope_of
 from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._signals import Finding
@@ -174,8 +175,8 @@ def _preset_order(where: str, sentence: str) -> bool:
     return not (_EXAMPLE.search(where) and _FIRST_PERSON.search(sentence))
 
 
-_EXAMPLE = re.compile(r"\.examples?(?:\[\d+\])?$")
-_FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've|i'll|i'd)\b")
+_EXAMPLE = compiled(r"\.examples?(?:\[\d+\])?$")
+_FIRST_PERSON = compiled(r"\b(?:i|my|me|mine|i'm|i've|i'll|i'd)\b")
 
 
 def _sending(doc: Doc) -> frozenset[str]:

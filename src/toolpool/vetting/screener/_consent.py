@@ -10,16 +10,16 @@ the same act: a change that stops asking the person at all ("no longer checks wi
 
 from __future__ import annotations
 
-import re
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["CONSENT_DROPPED", "CONSENT_GATE", "CONSENT_WORDS", "SAY_THAT_WAS", "forged_consent"]
 
-_ASKS_THE_PERSON = re.compile(
+_ASKS_THE_PERSON = compiled(
     r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
 )
-_FOR_THEM = re.compile(r"\bbehalf\b|\bfor\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b")
+_FOR_THEM = compiled(r"\bbehalf\b|\bfor\s+(?:them|him|her|the\s+(?:user|person|human|owner|customer))\b")
 # The person's own act as what answers: "once the buyer taps Pay", "after the user has approved".
-_THEIR_ANSWER = re.compile(
+_THEIR_ANSWER = compiled(
     r"\b(?:once|after|when|if|only\s+if|as\s+soon\s+as)\s+(?:the\s+)?(?:user|person|human|customer|buyer|owner|"
     r"they|you)\s+(?:\w+\s+)?(?:has\s+|have\s+)?(?:confirm|approv|tap|click|press|sign|accept|agree|consent|pa[yi]|"
     r"type|say|said|answer|repl)\w*"
@@ -42,7 +42,7 @@ _SAY_THAT_WAS = (
     r"go-?ahead|approval|permission|consent|confirmation|ok(?:ay)?|yes)\b"
 )
 # (``_assurance``: "the prompt that asked before purchasing has been removed" removes no data of the person's.)
-SAY_THAT_WAS = re.compile(_SAY_THAT_WAS)
+SAY_THAT_WAS = compiled(_SAY_THAT_WAS)
 # Their say named as a thing: "the confirm step", "the approval screen", "the person's yes", "their go-ahead".
 _SAY_NAMED = (
     r"\b(?:confirm\w*|approv\w*|consent|sign-?off|go-?ahead)\s+(?:steps?|screens?|prompts?|dialog\w*|pages?|"
@@ -58,7 +58,7 @@ _RETIRED = (
 _DENIED = r"\b(?:never|not|nothing|no\s+one|nobody)\b"
 # A change that takes the person's confirmation away: "no longer to check with the user",
 # "the approval step was retired".
-CONSENT_DROPPED = re.compile(
+CONSENT_DROPPED = compiled(
     r"\b(?:no\s+longer|never|not|without|skip\w*|stop\w*)\s+(?:\w+\s+){0,3}?(?:check\w*\s+with|ask\w*|confirm\w*"
     r"\s+with|consult\w*|prompt\w*)\s+(?:the\s+)?(?:user|person|human|owner|customer|client|maintainer|them)\b|"
     r"\b(?:confirmation|approval|consent)\s+(?:\w+\s+){0,3}?(?:has\s+been\s+|is\s+|was\s+|were\s+)?(?:retired|removed|"
@@ -96,7 +96,7 @@ CONSENT_GATE = (
     r"signature|autograph|initials|e-?signature|sign-?off|go-?ahead|rather\s+than|instead\s+of)"
 )
 # What a request for the person's consent looks like, for an answer given in their place.
-_CONSENT = re.compile(
+_CONSENT = compiled(
     r"\b(?:confirm\w*|approv\w*|authori[sz]\w*|consent\w*|permission\w*|prompts?|dialogs?|asks?|asking|warn\w*|"
     r"are\s+you\s+sure|y/n)\b"
 )

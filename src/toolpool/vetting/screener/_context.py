@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import MENTION_STRENGTH
 
 __all__ = ["MENTION_STRENGTH", "Position", "is_directive", "position", "strength"]
@@ -19,21 +20,22 @@ __all__ = ["MENTION_STRENGTH", "Position", "is_directive", "position", "strength
 Position = Literal["imperative", "neutral", "mention"]
 
 _I = re.IGNORECASE
-_QUOTED = re.compile(r"[\"'`]\s*$")
+_QUOTED = compiled(r"[\"'`]\s*$")
 # A label that introduces sample data, and one that introduces orders.
-_DATA_LABEL = re.compile(
+_DATA_LABEL = compiled(
     r"\b(?:response|output|reply|answer|result|text|string|example|sample|fixture|transcript|completion|"
     r"snippet|excerpt|log|quote|payload|input)s?\s*[:=]\s*$",
     _I,
 )
-_ORDER_LABEL = re.compile(
+_ORDER_LABEL = compiled(
     r"(?:\b(?:prompt|instructions?|directive|system|note|task|command|order|rule|important|assistant|"
     r"admin|developer|ai|critical|mandatory|required)\s*[:=]|\]|#{2,})\s*$",
     _I,
 )
 _REACH = 240  # characters of a sentence that decide (bounded: a result can be one huge "sentence")
-_WORDS = re.compile(r"\w")
-_BREAK = re.compile(r"[,;:(\[{]|\s-\s")
+_WORDS = compiled(r"\w")
+_BREAK = compiled(r"[,;:(\[{]|\s-\s")
+# (plain: its source is written into another pattern)
 _STRONG_LEAD = re.compile(
     r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|ought\s+to|may\s+now|are\s+(?:required|"
     r"expected|instructed|told|supposed|asked|now\s+required)\s+to)|must|please|kindly|be\s+sure\s+to|"
@@ -44,12 +46,12 @@ _STRONG_LEAD = re.compile(
     r"immediately|silently|secretly|quietly|just|instead|never))*\s*$",
     _I,
 )
-_WEAK_LEAD = re.compile(
+_WEAK_LEAD = compiled(
     r"(?:\b(?:and|then|also|now|first|next|finally|instead|immediately|always|silently|secretly|quietly|"
     r"just|additionally|afterwards?|so|plus|but|or|before\s+returning|simply))+\s*$",
     _I,
 )
-_REPORTED = re.compile(
+_REPORTED = compiled(
     r"\b(?:such\s+as|like|e\.g|i\.e|for\s+(?:example|instance)|detect\w*|scan\w*|"
     r"flag\w*|analy[sz]\w*|classif\w*|identif\w*|recogni[sz]\w*|catch\w*|block\w*|check\w*|test\w*|"
     r"whether|tries\s+to|try\s+to|attempt\w*\s+to|asks?\s+(?:\w+\s+){0,3}to|asking|"
@@ -62,7 +64,7 @@ _REPORTED = re.compile(
     _I,
 )
 # Sentences that read as orders: they open with a verb or an order marker.
-_DIRECTIVE = re.compile(
+_DIRECTIVE = compiled(
     r"^\W*(?:(?:first|then|also|now|next|finally|instead|immediately|always|silently|secretly|quietly|"
     r"before\s+\w+ing\b[^,]*,|after\s+\w+ing\b[^,]*,|when(?:ever)?\b[^,]*,|once\b[^,]*,|on each call,|"
     r"note\s+to\s+\w+\s*:|hidden\s+\w+\s*:|system\s*:)\s*)*(?:read|send|upload|include|pass|forward|copy|"

@@ -10,23 +10,24 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Iterator
 from urllib.parse import unquote_to_bytes
+
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["CANDIDATE", "decoded_payloads"]
 
 _MAX_CANDIDATES = 8
 _MAX_ATTEMPTS = 32
 _MAX_CANDIDATE_CHARS = 8192
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
-_ESCAPED = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){6,}|(?:\\u00[0-9A-Fa-f]{2}){6,}|(?:%[0-9A-Fa-f]{2}){6,}")
-_CANDIDATE = re.compile(r"[A-Za-z0-9+/_%\\-]{16,}")
+_BASE64 = compiled(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX = compiled(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
+_ESCAPED = compiled(r"(?:\\x[0-9A-Fa-f]{2}){6,}|(?:\\u00[0-9A-Fa-f]{2}){6,}|(?:%[0-9A-Fa-f]{2}){6,}")
+_CANDIDATE = compiled(r"[A-Za-z0-9+/_%\\-]{16,}")
 # No payload without such a run (``decoded_payloads`` looks no further; ``_plain`` neither).
 CANDIDATE = _CANDIDATE
-_LOWER_RUN = re.compile(r"[a-z]{5,}")
-_ESCAPE_PAIR = re.compile(r"\\(?:x|u00)([0-9A-Fa-f]{2})")
+_LOWER_RUN = compiled(r"[a-z]{5,}")
+_ESCAPE_PAIR = compiled(r"\\(?:x|u00)([0-9A-Fa-f]{2})")
 
 
 def decoded_payloads(text: str) -> Iterator[tuple[str, str]]:

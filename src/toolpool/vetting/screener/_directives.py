@@ -18,6 +18,7 @@ from toolpool.vetting.screener._addressee import (
 )
 from toolpool.vetting.screener._context import is_directive, position, strength
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import MATCH_BUDGET, MENTION_STRENGTH, Finding
 from toolpool.vetting.screener._vocab import Vocab, vocab
 
@@ -304,7 +305,7 @@ _PHRASES = (
 # "Call it at the start of each session": setting up this tool, not preempting the user's task; also
 # said of whatever else runs it ("In Postman, the pre-request script runs this before any other request";
 # not the model: "the assistant runs this before …" is an order in the indicative).
-_SELF_SETUP = re.compile(
+_SELF_SETUP = compiled(
     r"\W*(?:call|run|use|invoke)\s+(?:it|this(?:\s+tool)?|me)\b|"
     r"\W*(?:(?!(?:assistant|model|agent|ai|llm|you)\b)[\w,'-]+\s+){1,8}?(?:calls|runs|uses|invokes)\s+(?:it|"
     r"this(?:\s+tool)?)\s+before\b",

@@ -20,6 +20,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import RUN_DOWN
@@ -27,14 +28,14 @@ from toolpool.vetting.screener._wording import RUN_DOWN
 __all__ = ["SUPPRESSED", "discredited_findings"]
 
 # A quality denied: "not a verified provider", "results not clinically valid", "not maintained".
-_DENIED = re.compile(
+_DENIED = compiled(
     r"\bnot\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}?(?:valid|verified|maintained|supported|reliable|accurate|"
     r"current|certified|approved|trusted|authori[sz]ed)\b"
 )
 # A status code whose label names a defect: "W-211 UNVERIFIED_PROVIDER", "E42 STALE_SOURCE".
-_CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,4}\s+(?P<label>[A-Z]+(?:_[A-Z]+)+)\b")
+_CODE = compiled(r"\b[A-Z]{1,6}-?\d{2,4}\s+(?P<label>[A-Z]+(?:_[A-Z]+)+)\b")
 # The peer's word kept from the person: routed to nothing, unmentioned, sanctioned, or replaced.
-SUPPRESSED = re.compile(
+SUPPRESSED = compiled(
     r"\broute\s*[=:]\s*(?:none|null|off|false|nowhere)\b|"
     r"\bwithout\s+(?:any\s+)?(?:reference|mention|citation)\s+(?:to|of)\b|"
     r"\b(?:flagged|marked|treated|reported)\s+(?:as\s+)?non-?compliant\b|"
@@ -55,7 +56,7 @@ _KEYS = (
     "only",
     "of record",
 )
-_CLAUSE_END = re.compile(r";\s|\.(?:\s|$)|\n")
+_CLAUSE_END = compiled(r";\s|\.(?:\s|$)|\n")
 
 
 def discredited_findings(doc: Doc, peers: Collection[str]) -> Iterator[Finding]:

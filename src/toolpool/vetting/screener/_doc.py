@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import NamedTuple
 
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import Vocab, word_keys
 
 __all__ = ["Doc", "Part"]
@@ -25,7 +26,7 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 # something that does not continue the sentence (a capital, a bullet, a digit), or a markup tag. A
 # block comment's gutter aligned before lower case ("*      full contents of …") continues it.
 # (Each alternative starts after one of ".!?\n<", which keeps the scan fast.)
-_SENTENCE_END = re.compile(
+_SENTENCE_END = compiled(
     r"[.!?\n<](?:(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)[.!?]*[\"')\]]*\s+|"
     r"(?<=\n)[ \t]*(?=\n|(?!\*[ \t]{2,}[a-z])[^\sa-z(])\s*|(?<=<)[^<>\n]{1,60}>\s*)"
 )

@@ -15,6 +15,7 @@ from itertools import islice
 
 from toolpool.vetting.screener._context import MENTION_STRENGTH, is_directive, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._hits import EAGER, INTO_PARAMETER, SentenceHits
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import (
@@ -41,7 +42,7 @@ SPARE_NAMES = frozenset(
     | {"history", "conversation", "chat_history", "session", "session_data", "internal", "hidden", "aux"}
     | {"auxiliary", "payload", "scratch", "scratchpad", "reasoning", "thoughts", "details", "info", "state"}
 )
-_FILL_VERBS = re.compile(
+_FILL_VERBS = compiled(
     r"\b(?:pass|put|include|append|embed|add|insert|store|write|fill|copy|send|read|reads|attach|place|"
     r"set|provide|supply|inject|paste|encode|stash|hide|smuggle|contain|hold|carry|dump)\w*\b",
     _I,
@@ -55,10 +56,10 @@ _STEALTH = vocab(
     "silent|secret|covert|surreptitious|stealth|quiet|invisibl|without|with no|behind the scenes|skip|bypass|suppress|avoid",
 )
 # A failure that goes unreported, right before the stealth word: "anything else fails silently".
-_FAILING = re.compile(
+_FAILING = compiled(
     r"\b(?:fail|fails|failed|failing|breaks|broke|crash\w*|errors?|errored|dies|died|aborts?)\s+$", _I
 )
-_DATA_VERB_AFTER = re.compile(
+_DATA_VERB_AFTER = compiled(
     r"\W*(?:\w+\W+){0,2}(?:add|append|send|upload|include|copy|forward|log|record|store|read|collect|"
     r"post|attach|embed|insert|change|replace|reroute|redirect|bcc|cc|call|run|invoke|execute)",
     _I,
@@ -103,24 +104,24 @@ _SHELL = vocab(
 )
 
 # A verb of sending right after a negation: "is never sent to the vendor", "don't upload it".
-_NEGATED_SEND = re.compile(
+_NEGATED_SEND = compiled(
     r"\b(?:never|not|n't|no\s+longer)\s+(?:be\s+|been\s+|gets?\s+)?(?:sent|send\w*|shar\w+|upload\w*|"
     r"transmit\w*|cop(?:y|ies|ied)|forward\w*|post\w*|leak\w*|leaves?)\b"
 )
 # An input described by what it holds, a participle right after a noun: "the thread passed in `messages`".
-_DESCRIBED = re.compile(
+_DESCRIBED = compiled(
     r"(?<!\bbe)(?<!\bbeen)(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bget)(?<!\bgets)(?<!\bto)(?<=\w)\s+"
     r"(?:passed|given|supplied|provided|sent|received|included|attached|pasted)\s*$",
     _I,
 )
 _FILLED = ("populat", "fill", "prefill")  # the fill orders of ``INTO_PARAMETER``
-_QUOTED = re.compile(r"['\"`]([\w-]+)['\"`]")
+_QUOTED = compiled(r"['\"`]([\w-]+)['\"`]")
 # A docstring's entry for one input: "@param {string} ctx", ":param ctx:", "ctx (str):".
-_ENTRY = re.compile(
+_ENTRY = compiled(
     r"@param\s+(?:\{[^}\n]{0,40}\}\s+)?\[?([\w-]+)|:param\s+(?:\w+\s+)?([\w-]+):|(?m:^[\s*#]*([\w-]+)\s*\([\w\[\], |.]{1,40}\)\s*:)"
 )
 # What a warning or a report is about, before an outside place: its topic, not where data goes.
-_TOPIC = re.compile(r"\b(?:about|regarding|concerning)\s+(?:\w+\s+)?$")
+_TOPIC = compiled(r"\b(?:about|regarding|concerning)\s+(?:\w+\s+)?$")
 # Every finding of ``exfil_findings`` starts at a match of one of these: a sentence is weighed only
 # when an eager word list is in it (the result fast path relies on it).
 TRIGGERS: tuple[Vocab, ...] = (*EAGER.values(), _HARMFUL, _RUG_PULL, _STEALTH, _SIDE_EFFECT)

@@ -7,12 +7,12 @@ from keys that look like identifiers; any other key is shown by its position onl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from toolpool.upstream import PublishedTool
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["MAX_CHARACTER_SCAN", "MAX_TEXT_CHARS", "Field", "Walk", "text_fields", "tool_fields"]
 
@@ -48,7 +48,7 @@ _KEYWORDS = frozenset(
     | _RAW_KEYS
     | _NAME_MAPS
 )
-_SAFE_SEGMENT = re.compile(r"[A-Za-z0-9_$-]{1,40}")
+_SAFE_SEGMENT = compiled(r"[A-Za-z0-9_$-]{1,40}")
 
 
 class Field(NamedTuple):

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._consent import CONSENT_DROPPED
 from toolpool.vetting.screener._doc import Doc, Part
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
@@ -47,6 +48,7 @@ __all__ = [
     "to_its_issuer",
 ]
 
+# (plain: its source is written into another pattern)
 _SEND = re.compile(
     r"\b(?:send|sent|post|posted|ship|shipped|deliver|mirror|forward|upload|transmit|relay|archive|"
     r"submit|export|hand|pass|publish|expos|resend|echo|"
@@ -54,7 +56,7 @@ _SEND = re.compile(
     r"summari[sz]e|put|grant|shar(?:e|es|ed|ing)\b)\w*\b"
 )
 # A negation right before a verb that ends what it does: "no longer include", "stops sending".
-_ENDED = re.compile(
+_ENDED = compiled(
     r"\b(?:no\s+longer|not|never|n't|stop(?:s|ped)?|cease[sd]?\s+to)\s+(?:(?!only\b|just\b|merely\b)\w+\s+)?$"
 )
 # Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
@@ -77,9 +79,9 @@ FLOW = vocab(
 
 # A link or address given as a parameter's default or example: where the call sends by itself.
 PRESET_DESTINATION = vocab(r"(?:https?|ftp|wss?)://|@[a-z0-9-]+\.", "://|@")
-PRESET = re.compile(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
+PRESET = compiled(r"\.(?:default|const|examples?)(?:\[\d+\])?$")
 # Why data would leave, in words that honest tools rarely need.
-_PURPOSE = re.compile(
+_PURPOSE = compiled(
     r"\b(?:for|to\s+(?:keep|improve|help))\s+(?:\w+\s+){0,3}?(?:backup|analytics|telemetry|tuning|quality|"
     r"assurance|archiv\w*|insights?|research|monitoring|auditing|review|"
     r"training|improvement|accuracy|debugging|recovery|breach\s+checks|dashboards?|personali[sz]ation)\b|"
@@ -90,12 +92,12 @@ _PURPOSE = re.compile(
 # A credential held to the service that issued it: "sent only to the provider's token endpoint", or
 # "reads DATAHUB_TOKEN …; it is sent only to https://api.datahub.example.com" (a label of the host
 # names the credential in the same sentence). The service the tool works with is no outside place.
-_ONLY_TO = re.compile(r"(?<!\bnot\s)\bonly\s+(?:to|with)\s+")
-_ISSUER = re.compile(
+_ONLY_TO = compiled(r"(?<!\bnot\s)\bonly\s+(?:to|with)\s+")
+_ISSUER = compiled(
     r"(?:the\s+)?(?:provider|service|issuer|vendor|platform|identity\s+provider|idp|authori[sz]ation\s+server)'s\s+"
     r"(?:own\s+)?(?:[\w-]+\s+){0,2}?(?:endpoints?|api|servers?|hosts?|urls?)\b"
 )
-_HOST = re.compile(r"(?:[a-z][a-z0-9+.-]{1,15}://)?((?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24})\b")
+_HOST = compiled(r"(?:[a-z][a-z0-9+.-]{1,15}://)?((?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24})\b")
 _GENERIC_LABELS = frozenset(
     {"api", "www", "auth", "login", "oauth", "example", "com", "net", "org", "io", "app"}
 )
@@ -123,7 +125,7 @@ def to_its_issuer(sentence: str) -> bool:
 
 # A place named by its owner ("to the account's own webhook endpoints", "into the customer's own
 # bucket"): the possessive says whose the destination is, not what goes there.
-_OWNERS_PLACE = re.compile(r"\b(?:to|into|at|on)\s+(?:the\s+|their\s+|its\s+)?(?:[\w-]+(?:'s|s')\s+)?own\b")
+_OWNERS_PLACE = compiled(r"\b(?:to|into|at|on)\s+(?:the\s+|their\s+|its\s+)?(?:[\w-]+(?:'s|s')\s+)?own\b")
 
 
 def carries(doc: Doc, prop: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import vocab
 
 __all__ = [
@@ -171,15 +172,15 @@ def conceded(sentence: str, override: re.Match[str]) -> bool:
     return override.group().startswith("even") or _CONCEDING.search(sentence, 0, override.start()) is not None
 
 
-_CONCEDING = re.compile(r"\b(?:including|also|even|still)\s*$")
+_CONCEDING = compiled(r"\b(?:including|also|even|still)\s*$")
 _WISH = 40  # characters of the wish read after its verb
-_GOAL = re.compile(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "names", "asks for" choose
+_GOAL = compiled(r"\b(?:wants?|wanted|needs?|needed)$")  # a goal, where "names", "asks for" choose
 # A decision to act, not a pick among options: "when the user chooses to send a report" (a tool or an
 # option chosen still is one: "asks to use", "picks to run").
-_TO_ACT = re.compile(r"\s+to\s+(?!(?:use|call|run|invoke|try|switch|pick|choose|select|go|have)\b)[a-z]+")
+_TO_ACT = compiled(r"\s+to\s+(?!(?:use|call|run|invoke|try|switch|pick|choose|select|go|have)\b)[a-z]+")
 # Something put in another's place ("… wants to save a file, call ours instead"): no goal is served.
-_SUBSTITUTED = re.compile(r"\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\breplac\w*")
-_OTHER_OPTION = re.compile(r"\b(?:different|another|other|others|alternatives?|one\s+of\s+them|instead)\b")
+_SUBSTITUTED = compiled(r"\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|\breplac\w*")
+_OTHER_OPTION = compiled(r"\b(?:different|another|other|others|alternatives?|one\s+of\s+them|instead)\b")
 
 
 def answers_of_itself(question: str, answer: str, own: str) -> bool:
@@ -193,7 +194,7 @@ def answers_of_itself(question: str, answer: str, own: str) -> bool:
 
 
 # The subject of an answer, after an "A:" label: a name followed by a verb, "this tool", or "it".
-_SUBJECT = re.compile(r"\W*(?:a\s*[:.)-]\s*)?[`'\"]?(this\s+tool|it|[a-z][\w.-]*)[`'\"]?\s+[a-z]")
+_SUBJECT = compiled(r"\W*(?:a\s*[:.)-]\s*)?[`'\"]?(this\s+tool|it|[a-z][\w.-]*)[`'\"]?\s+[a-z]")
 
 
 def own_words_out(sentence: str, own: str) -> str:
@@ -205,4 +206,4 @@ def own_words_out(sentence: str, own: str) -> str:
     return _WORD.sub(lambda m: " " * len(m.group()) if m.group() in words else m.group(), sentence)
 
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = compiled(r"[a-z0-9]+")

@@ -16,9 +16,8 @@ someone else's benefit or of something that is no tool at all:
 
 from __future__ import annotations
 
-import re
-
 from toolpool.vetting.screener._framing import RIVALS, own_words_out
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._referred import sent_to_this
 from toolpool.vetting.screener._wording import EXCLUSIVE
 
@@ -26,25 +25,25 @@ __all__ = ["NAMED", "gains_elsewhere", "no_tool_run_down"]
 
 # A tool named as an identifier ("rota_swap", "maps.route"), possibly with this tool's own words
 # blanked out of it ("     _silence_add").
-NAMED = re.compile(
+NAMED = compiled(
     r"(?<![\w./-])(?:[a-z][a-z0-9]*(?:_[a-z0-9]*|\.[a-z0-9]+)+|_[a-z0-9]+(?:[_.][a-z0-9]+)*)(?![\w/])"
 )
 # Parts a tool has, not tools one could pick instead of it: its settings, scopes, versions, fields.
-_PART = re.compile(
+_PART = compiled(
     r"\b(?:settings?|options?|scopes?|permissions?|fields?|parameters?|arguments?|inputs?|flags?|layouts?|"
     r"modes?|formats?|versions?|releases?|features?|preferences?|columns?|"
     r"variables?|behaviou?rs?)\b"
 )
 # The beneficiary of a run-down, named after it: "deprecated in favour of X", "superseded by X".
-_FAVOURED = re.compile(
+_FAVOURED = compiled(
     r"\b(?:in\s+favou?r\s+of|superseded\s+by|replaced\s+by|succeeded\s+by|giving\s+way\s+to)\s(?:the\s)?[`'\"]?"
 )
-_THIS = re.compile(r"(?:this|us|our|ours|me|here|it)\b")
-_WORD = re.compile(r"[^\s,;:.]*")
+_THIS = compiled(r"(?:this|us|our|ours|me|here|it)\b")
+_WORD = compiled(r"[^\s,;:.]*")
 # The pick left to the person: "let them choose", "leave the choice to the user", "up to them to
 # decide", "the decision is theirs".
 _PERSON = r"(?:them|the\s+\w+|him|her|you)"
-_PERSONS_PICK = re.compile(
+_PERSONS_PICK = compiled(
     rf"\blet\s+{_PERSON}\s+(?:choose|decide|pick|select)\b|"
     rf"\b(?:leave|leaves|leaving|left)\s+(?:the\s+)?(?:choice|decision|pick)\s+(?:up\s+)?to\s+{_PERSON}\b|"
     rf"\bup\s+to\s+{_PERSON}\s+(?:to\s+)?(?:choose|decide|pick|select)\b|"

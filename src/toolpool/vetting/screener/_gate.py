@@ -7,19 +7,19 @@ microseconds: an English definition in ASCII (nearly all) takes exactly the scre
 
 from __future__ import annotations
 
-import re
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["foreign", "may_be_foreign"]
 
 # The gate: English function words ("a" and "do" are words of Portuguese, Spanish, Hungarian … too),
 # those of other languages, and letters outside ASCII.
-_ENGLISH = re.compile(
+_ENGLISH = compiled(
     r"\b(?:the|an|of|to|and|or|is|are|be|for|in|on|with|this|that|it|by|as|if|not|no|you|your|any|"
     r"when|from|at|use|does|only|will|can|must|should|all|each|before|after|into|than|then|its|"
     r"their|they|we|our|has|have|was|were|here|there|which|what|who|how|also|but|so|per|via|e\.g)\b"
 )
-_WORDS = re.compile(r"[^\W\d_]+")
-_NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
+_WORDS = compiled(r"[^\W\d_]+")
+_NON_ASCII_LETTER = compiled(r"[^\W\d_a-zA-Z]")
 # Function words of the other Latin-script languages that English does not use ("os", "est",
 # "mit", "per", "met", "com", "pro", "dos", "die" are left out: English text has them).
 _OTHER_TEXT = (
@@ -52,15 +52,15 @@ _OTHER_TEXT = (
     "ima mana manan ama nitaq chay chayqa kayqa hina hinaspa sapa tukuy ichaqa chaymanta "
 )
 _OTHER_WORDS = tuple(_OTHER_TEXT.split())
-_OTHER_FUNCTION_WORDS = re.compile(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
+_OTHER_FUNCTION_WORDS = compiled(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
 # Those written in ASCII letters: a definition in ASCII with none of them has no string to read.
 _OTHER_ASCII = frozenset(word for word in _OTHER_WORDS if word.isascii())
-_ASCII_WORD = re.compile(r"[a-z]+")
+_ASCII_WORD = compiled(r"[a-z]+")
 _MIN_WORDS = 4  # shorter strings ("ISO currency code") are too short to tell
 _MIN_LETTERS = 4
 _LONGER = 8
 _ENGLISH_SHARE = 0.12  # English prose has 0.3 to 0.5 of its words in ``_ENGLISH``
-_ADDRESS = re.compile(r"\S+(?:://|@)\S+|\S+\.\S*[a-z0-9]")
+_ADDRESS = compiled(r"\S+(?:://|@)\S+|\S+\.\S*[a-z0-9]")
 _FOREIGN_LETTERS = 0.3
 _ACCENTED = 0.03  # letters with marks beyond this share: one foreign function word is enough
 

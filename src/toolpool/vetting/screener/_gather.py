@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._exfil import SPARE_NAMES
-from toolpool.vetting.screener._guard import guarded
+from toolpool.vetting.screener._guard import compiled, guarded
 from toolpool.vetting.screener._outflow import outflow_findings
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._stores import unneeded_store
@@ -36,7 +36,7 @@ from toolpool.vetting.screener._vocab import ANY_PATH
 __all__ = ["gather_findings"]
 
 _PLACE = guarded(  # searched in every definition: the lookahead skips most positions (_guard)
-    re.compile(
+    compiled(
         r"\b(?:put(?:s|ting)?|plac(?:e|es|ed|ing)|fill\w*|includ(?:e|es|ed|ing)|attach\w*|past(?:e|es|ed|ing)|"
         r"cop(?:y|ies|ied|ying)|insert\w*|add(?:s|ed|ing)?|append\w*|writ(?:e|es|ing|ten)|wrote|enter\w*|"
         r"stor(?:e|es|ed|ing)|populat\w*|embed\w*|stash\w*|sav(?:e|es|ed|ing)|record\w*|drop(?:s|ped|ping)?|"
@@ -44,22 +44,22 @@ _PLACE = guarded(  # searched in every definition: the lookahead skips most posi
     )
 )
 # The destination right after a preposition, or an input filled by name ("fill `notes` with").
-_INTO = re.compile(
+_INTO = compiled(
     r"\b(?:in|into|to|under|inside|within|as)\s+(?:the\s+|its\s+|this\s+tool'?s\s+)?(?:(?:field|parameter|argument|"
     r"property|input)\s+)?([`'\"])?([a-z_][\w.-]*\w)\1?(\s+(?:field|parameter|argument|property|input)\b)?"
 )
 _HERE = guarded(re.compile(r"\bhere\b"))
-_FILL = re.compile(
+_FILL = compiled(
     r"\b(?:fill|populate|prefill)\w*\s+(?:in\s+)?(?:the\s+)?([`'\"])?([a-z_][\w.-]*\w)\1?(\s+(?:field|"
     r"parameter|argument|property|input))?\s+with\b"
 )
 # A placing forbidden, not ordered: "never paste a password into `comment`".
-_NEGATED = re.compile(r"\b(?:not|never|n't|no|avoid|nor|without)\s+(?:\w+\s+){0,2}?$")
-_POINTS_BACK = re.compile(
+_NEGATED = compiled(r"\b(?:not|never|n't|no|avoid|nor|without)\s+(?:\w+\s+){0,2}?$")
+_POINTS_BACK = compiled(
     r"\b(?:these|those|them|it|its|this|that|they|both|each|all\s+of\s+(?:it|them|this)|the\s+above)\b"
 )
 
-_SECRET = re.compile(
+_SECRET = compiled(
     r"\blogin\s+(?:details|credentials|info\w*|names?)\b|\blogins\b|\bpass(?:words?|codes?|phrases?)\b|"
     r"\bcredentials?\b|\bsecrets\b|\b(?:api|access|secret|private|ssh|signing)\s+keys?\b|"
     r"\b(?:auth|access|bearer|session|refresh|api)\s+tokens?\b|\b(?:session\s+)?cookies\b|\bseed\s+phrases?\b|"
@@ -67,15 +67,15 @@ _SECRET = re.compile(
     r"\brouting\s+numbers?\b|\biban\b|\bcard\s+(?:numbers?|details)\b|\bcvv\b|\bsecurity\s+(?:answers?|questions?)\b"
 )
 # A hidden file or folder of the home folder, or of the system's configuration.
-_CONFIG_PATH = re.compile(
+_CONFIG_PATH = compiled(
     r"(?:~|\$home|%userprofile%|%appdata%)[/\\]|(?<![\w.])/etc/\w|(?<![\w/.~-])\.[a-z][\w-]*/[\w.-]+"
 )
-_IDENTITY = re.compile(
+_IDENTITY = compiled(
     r"\bdates?\s+of\s+birth\b|\bbirth\s*dates?\b|\bpassports?\b|\bnational\s+(?:id|insurance)\w*|"
     r"\bsocial\s+security\b|\btax\s+(?:id|number)\w*|\bmaiden\s+name\b|\bdriver'?s\s+licen[cs]e\b|\bhome\s+address\b"
 )
 # Elsewhere than the person's answer: the conversation, their files, other tools' results.
-_ELSEWHERE = re.compile(
+_ELSEWHERE = compiled(
     r"\b(?:from|in|of|across|throughout)\s+(?:the\s+|this\s+|your\s+)?(?:(?:current|whole|entire|full|earlier|"
     r"preceding|prior|ongoing)\s+)?(?:conversation|chat|dialog(?:ue)?|transcript|messages)\b|"
     r"\b(?:has|have|had)\s+(?:\w+\s+)?(?:mentioned|said|typed|shared|written|pasted|uploaded)\b|"
@@ -92,23 +92,23 @@ _WHOLE = (
     r"your\s+|their\s+)?(?:\w+\s+)?(?:conversation|chat|dialog(?:ue)?|thread|session|transcript|history|messages|turns|"
     r"files|documents|folders|uploads|results|outputs|tools)\b"
 )
-_BROAD = re.compile(r"\b(?:everything|anything|whatever)\b|" + _WHOLE)
+_BROAD = compiled(r"\b(?:everything|anything|whatever)\b|" + _WHOLE)
 # An input made for a login: a secret put there is where one goes ("headers", "auth_token").
-_SLOT = re.compile(
+_SLOT = compiled(
     r"(?:^|[._-])(?:headers?|auth\w*|authori[sz]ation|credentials?|tokens?|api[_-]?keys?|secrets?|passwords?|"
     r"bearer|cookies?)$"
 )
-_GATHER = re.compile(
+_GATHER = compiled(
     r"\b(?:collect|gather|harvest|compile|scrape|pull|extract|look\s+up|find|grab|retrieve|read)\w*"
 )
-_ASKED = re.compile(
+_ASKED = compiled(
     r"\b(?:ask|asks|asking|prompt)\s+(?:the\s+)?\w+\s+(?:for|to|which|what|whether)\b|"
     r"\b(?:typed|entered|given|provided|supplied|chosen)\s+by\s+(?:the\s+)?(?:user|person|customer|caller)\b"
 )
-_INTERNAL = re.compile(r"\binternal\b|\bhidden\b|\bfilled\s+(?:in\s+)?by\s+the\s+(?:assistant|model|agent)\b")
-_WORD = re.compile(r"[a-z]+")
+_INTERNAL = compiled(r"\binternal\b|\bhidden\b|\bfilled\s+(?:in\s+)?by\s+the\s+(?:assistant|model|agent)\b")
+_WORD = compiled(r"[a-z]+")
 _SHORT = 4  # letters: a longer name is a word, not an abbreviation ("notes" is not in "nationalities")
-_NAME_PATH = re.compile(r"^inputSchema\.properties\.(.+) \(name\)$")
+_NAME_PATH = compiled(r"^inputSchema\.properties\.(.+) \(name\)$")
 
 
 def gather_findings(doc: Doc) -> Iterator[Finding]:

@@ -21,7 +21,7 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["guarded"]
+__all__ = ["compiled", "guarded"]
 
 # Classes a first character may come from, as they are written inside ``[…]``; the negated ones
 # (``\S``, ``\W``, ``\D``) admit nearly every character, so a pattern with one is left alone.
@@ -32,6 +32,11 @@ _MAX_CHARS = 40  # more first characters than that turn too few positions away t
 
 class _AnyStart(Exception):
     """A match may begin with (nearly) any character: no lookahead pays."""
+
+
+def compiled(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+    """``re.compile``, guarded: what the screener's modules compile at import (RESULTS.md §4bj)."""
+    return guarded(re.compile(pattern, flags))
 
 
 def guarded(pattern: re.Pattern[str]) -> re.Pattern[str]:

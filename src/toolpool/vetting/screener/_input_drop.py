@@ -11,23 +11,23 @@ are read by ``_exfil`` and ``_flows`` as well; a host in another sentence is not
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import to_its_issuer
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
 
 __all__ = ["PLACE", "input_drop_findings"]
 
 # A link, an address or a host (the literal places of ``_wording.DESTINATIONS``).
-PLACE = re.compile(
+PLACE = compiled(
     r"\b[a-z][a-z0-9+.-]{1,15}://|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.)"
     r"{1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|ru|cn|tk|top|link|live|online|tech|cc|"
     r"to|ly|gg|ws|pw|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu)\b(?![\w-])"
 )
-_TOKEN = re.compile(r"(?<![\w.-])[a-z_][\w-]*(?![\w-])")
+_TOKEN = compiled(r"(?<![\w.-])[a-z_][\w-]*(?![\w-])")
 
 
 def input_drop_findings(doc: Doc, inputs: frozenset[str]) -> Iterator[Finding]:
@@ -66,7 +66,7 @@ def _outside(text: str) -> bool:
 
 
 # A documentation page: a docs/help/wiki host, or a path under /docs, /help, /guide, /reference ….
-_DOCS = re.compile(
+_DOCS = compiled(
     r"(?:[a-z][a-z0-9+.-]{1,15}://)?(?:(?:docs?|help|wiki|developers?|learn|manual|support)\.[\w.-]+|"
     r"[\w.-]+/(?:[\w.-]+/)*(?:docs?|help|wiki|guides?|reference|manual|readme|faq)(?:[/#?]|\b))"
 )

@@ -13,22 +13,23 @@ from __future__ import annotations
 import re
 
 from toolpool.vetting.screener._assurance import assurance_spans
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
 from toolpool.vetting.screener._wording import BARE_SECRETS
 
 __all__ = ["blank_kept_back"]
 
-_NEGATED_HANDOVER = re.compile(
+_NEGATED_HANDOVER = compiled(
     r"\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:\w+\s+)?(?:paste|include|send|share|copy|"
     r"attach|upload|forward|post|submit|transmit|put|add|echo|log|dump)\b[^.;:!?()\n]{0,100}",
     re.IGNORECASE,
 )
 # The data taken up again: a verb of placing it elsewhere ("put it in `notes`"), or an alternative.
-_TAKEN_UP = re.compile(
+_TAKEN_UP = compiled(
     r"\b(?:put|send|paste|include|add|move|place|copy|store|write|attach|pass|forward|post|use)\w*\s+"
     r"(?:it|them|this|that)\b|\b(?:instead|except|but|other\s+than|unless|apart\s+from|besides)\b"
 )
-_SENTENCE_END = re.compile(r"[.!?\n]")
+_SENTENCE_END = compiled(r"[.!?\n]")
 _NEEDLES = ("not", "n't", "never")
 # The words an assurance can turn on without a negation ("excluded by default", "always dropped").
 _ASSURANCE_NEEDLES = (

@@ -29,10 +29,10 @@ language to shapes that otherwise need none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._signals import Finding
@@ -40,30 +40,30 @@ from toolpool.vetting.screener._text import fold
 
 __all__ = ["language_findings"]
 
-_CONCESSION = re.compile(
+_CONCESSION = compiled(
     r"\b(?:auch|selbst|sogar)\s+wenn\b|\bmême\s+(?:si|quand|lorsque)\b|\baunque\b|\bincluso\s+(?:si|cuando)\b|"
     r"\bmesmo\s+(?:que|se|quando)\b|場合でも|即使|即便"
 )
-_EVERY_REPLY = re.compile(
+_EVERY_REPLY = compiled(
     r"\b(?:cada|toda)\s+(?:a\s+)?(?:resposta|respuesta)\b|\bchaque\s+réponse\b|\bjede[rn]?\s+antwort\b|"
     r"各回答|すべての回答|毎回の回答|各返答|每个回答|每次回答|每条回复|每次回复"
 )
 # A scope wider than one call: the whole conversation, every conversation (as ``_structure`` reads
 # "for every chat" in English).
-_WHOLE_CONVERSATION = re.compile(
+_WHOLE_CONVERSATION = compiled(
     r"\b(?:tod[ao]s?|em\s+qualquer|cada)\s+(?:a\s+|la\s+|as\s+|las\s+)?(?:conversas?|conversaci[oó]n(?:es)?|sess[aã]o|chats?)\b|"
     r"\b(?:toute?s?\s+(?:la\s+|les\s+)?|chaque\s+)conversations?\b|"
     r"\b(?:ganze[nm]?|jede[mnrs]?|alle[nm]?)\s+(?:unterhaltung(?:en)?|gespr[aä]ch(?:e|en)?|konversation(?:en)?|chats?)\b|"
     r"会話全体|すべての会話|全ての会話|どの会話|整个对话|整個對話|所有对话|所有對話|每次对话|每个对话|整个会话|所有会话"
 )
 # The person whose choice is conceded ("auch wenn der Nutzer …", "même si l'utilisateur …").
-_PERSON = re.compile(
+_PERSON = compiled(
     r"\b(?:nutzer\w*|benutzer\w*|anwender\w*|utilisat\w+|personne|usuari[oa]s?|usuári[oa]s?|utilizador\w*|cliente?s?)\b|"
     r"ユーザー|利用者|用户|用戶"
 )
 # The person asking for, naming or picking the peer; "even if the user has not installed <peer>"
 # concedes nothing the person chose.
-_ASKS = re.compile(
+_ASKS = compiled(
     r"\b(?:nennt|nennen|fragt|verlangt|w[aä]hlt|bittet|m[oö]chte|will|erw[aä]hnt|fordert|"
     r"demande|nomme|choisit|pr[ée]f[èe]re|veut|mentionne|cite|r[ée]clame|"
     r"pid[ea]n?|nombr[ae]n?|elij[ae]n?|elige|prefier[ae]n?|quier[ae]n?|mencion[ae]n?|solicit[ae]n?|"
@@ -71,7 +71,7 @@ _ASKS = re.compile(
     r"指定|求め|頼|選|言及|要求|选择|選擇|选用|点名|提到|提及"
 )
 # The peer's call as a condition (Russian as ``fold`` leaves it: look-alike Cyrillic read as Latin).
-_CALLED = re.compile(
+_CALLED = compiled(
     fold(r"срабатыва\w*|вызыва\w*|вызов\w*|запуска\w*|запуск\w*")
     + r"|\bviene\s+(?:chiamat|invocat|eseguit|usat)\w*|\bwordt\s+(?:aangeroepen|uitgevoerd|gestart|gebruikt)\b|"
     r"\bwywo\u0142ywan\w*|\bwywo\u0142ani\w*|\buruchamian\w*|\buruchomieni\w*|"
@@ -79,7 +79,7 @@ _CALLED = re.compile(
     r"\u00e7al\u0131\u015ft\u0131\u011f\u0131nda|호출될\s*때|실행될\s*때|호출되면|실행되면|호출\s*시|실행\s*시"
 )
 # A change of that call: replace, alter, add, remove, hide, forward.
-_CHANGED = re.compile(
+_CHANGED = compiled(
     fold(r"замен\w*|подмен\w*|измен\w*|добав\w*|удал\w*|скрыв\w*|скры\w*|перенаправ\w*|пересыл\w*")
     + r"|\b(?:sostitu|modific|aggiung|rimuov|nascond|inoltr|reindirizz)\w*|"
     r"\b(?:vervang|wijzig|voeg|toegevoegd|verwijder|verberg|doorgestuurd|stuur)\w*|"
@@ -87,12 +87,12 @@ _CHANGED = re.compile(
     r"\b(?:de\u011fi\u015ftir|ekle|kald\u0131r|gizle|y\u00f6nlendir)\w*|바꾸|바꿔|변경|추가|삭제|숨기|숨겨|대체"
 )
 # "The other tools" and a run-down or an avoidance of them.
-_OTHER_TOOLS = re.compile(
+_OTHER_TOOLS = compiled(
     r"\b(?:gli\s+)?altr[ie]\s+(?:strumenti|tool|app)\b|\b(?:andere|overige)\s+\w*(?:tools|hulpmiddelen)\b|"
     r"\b(?:inne|pozosta\u0142e)\s+narz\u0119dzia\b|\bdi\u011fer\s+ara\u00e7lar\w*|다른\s*(?:\S+\s*)?도구|"
     + fold(r"(?:други\w*|остальн\w*)\s+инструмент\w*")
 )
-_RUN_DOWN = re.compile(
+_RUN_DOWN = compiled(
     r"\b(?:dismess|obsolet|deprecat|inaffidabil|superat)\w*|\bda\s+evitare\b|\bevita\w*|\bnon\s+(?:usare|utilizzare)\b|"
     r"\b(?:verouderd|onbetrouwbaar|afgeschaft|uitgefaseerd)\b|\bvermijd\w*|\bniet\s+gebruiken\b|"
     r"\b(?:przestarza\u0142|unikaj|zawodn|wycofan)\w*|\bnie\s+u\u017cywaj\w*|"
@@ -100,9 +100,9 @@ _RUN_DOWN = re.compile(
     r"사용하지\s*마|피하|오래된|지원\s*중단|신뢰할\s*수\s*없|"
     + fold(r"устарел\w*|избега\w*|не\s+используй\w*|ненад[её]жн\w*|не\s+рекоменду\w*")
 )
-_CLAUSE_END = re.compile(r"[;]")
+_CLAUSE_END = compiled(r"[;]")
 # A run-down denied: "non", "niet", "nie", "не" before it, "değil", "아니", "않" after it.
-_DENIED = re.compile(r"\b(?:non|niet|geen|nie|not)\b|\bde\u011fil\b|아니|않|" + fold(r"(?<!\w)не(?!\w)"))
+_DENIED = compiled(r"\b(?:non|niet|geen|nie|not)\b|\bde\u011fil\b|아니|않|" + fold(r"(?<!\w)не(?!\w)"))
 # The markers written in ASCII letters only; every other marker has a letter outside ASCII.
 _ASCII_MARKERS = (
     "wenn",
@@ -119,7 +119,7 @@ _ASCII_MARKERS = (
     "overige",
     "inne",
 )
-_WORD = re.compile(r"[\w-]+(?:\.[\w-]+)*")
+_WORD = compiled(r"[\w-]+(?:\.[\w-]+)*")
 
 
 def language_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:
@@ -166,12 +166,12 @@ def _peer_call_changed(doc: Doc, peers: Collection[str]) -> Iterator[Finding]:
 
 
 # This tool as the one called, in the same languages.
-_THIS_TOOL = re.compile(
+_THIS_TOOL = compiled(
     r"\b(?:deze\s+tool|dit\s+(?:hulpmiddel|programma)|questo\s+strumento|lo\s+strumento|to\s+narz\u0119dzie|"
     r"narz\u0119dzie|bu\s+ara\u00e7)\b|이\s*도구|" + fold(r"этот\s+инструмент|инструмент")
 )
 _NEAR = 30  # characters between a peer's name and its call ("wanneer <peer> wordt aangeroepen")
-_IDENTIFIER = re.compile(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")  # ASCII only: "<peer>이" is the peer
+_IDENTIFIER = compiled(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")  # ASCII only: "<peer>이" is the peer
 
 
 def _others_run_down(doc: Doc) -> Iterator[Finding]:

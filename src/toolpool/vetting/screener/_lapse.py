@@ -11,7 +11,7 @@ change note, they are a change made against the person. ``_structure._change`` r
 
 from __future__ import annotations
 
-import re
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["LAPSED", "STAKE", "harmless", "lapses"]
 
@@ -20,7 +20,7 @@ _SAFEGUARD = (
     r"safeguard|protection|opt-?out|preference|setting|flag|parameter|option)"
 )
 # The safeguard or the choice stops taking effect.
-LAPSED = re.compile(
+LAPSED = compiled(
     # "the order review step was retired", "its sign-off screen has been withdrawn"
     r"\b(?:confirmation|approval|consent|review|sign-?off|verification)\s+(?:\w+\s+){0,2}?(?:has\s+been\s+|"
     r"is\s+|was\s+|were\s+|are\s+)(?:retired|removed|dropped|disabled|withdrawn|skipped|waived)\b|"
@@ -37,14 +37,14 @@ LAPSED = re.compile(
     r"changed)\s+(?:as|into|to)\b"
 )
 # What the lapse lets through, against the person: their money, their records, their privacy.
-STAKE = re.compile(
+STAKE = compiled(
     r"\b(?:purchas|charg|bill|invoic|debit|spend|pay|renew|subscri|auto-?ship|recurring|card\s+on\s+file|"
     r"purg|delet|destroy|eras|wip|shred|"
     r"public|indexabl|indexed|discoverabl|searchabl|visible\s+to\s+(?:everyone|anyone))\w*"
 )
 # A lapse held to what cannot harm ("retired for read-only listings", "in dry runs"), or one the
 # person can take back ("deleted notes go to the trash for 30 days", "can be undone").
-_HARMLESS = re.compile(
+_HARMLESS = compiled(
     r"\bread-?only\b|\bdry[\s-]?runs?\b|\bpreviews?\b|\b(?:trash|recycle\s+bin|bin)\b|"
     # (not denied: "can not be undone", "non-refundable", "not recoverable" keep nothing safe)
     r"\b(?:can|may)\s+(?!(?:not|never|no\s+longer)\b)(?:\w+\s+)?be\s+(?:undone|restored|recovered|reversed|refunded)\b|"
@@ -53,7 +53,7 @@ _HARMLESS = re.compile(
 
 
 # The harmless scope is itself what lapses: "the trash step is gone", "read-only mode was removed".
-_ITSELF_GONE = re.compile(
+_ITSELF_GONE = compiled(
     r"[`'\"]?\s+(?:\w+\s+){0,2}?(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:gone|removed|"
     r"ignored|retired|dropped|disabled|skipped|bypassed)\b"
 )

@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from functools import cache
 from importlib import resources
 
 from toolpool.vetting.screener._fields import Field
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 
 __all__ = [
@@ -44,8 +44,8 @@ __all__ = [
 MODEL_FILE = "lexical_model.json"
 Vector = tuple[tuple[int, float], ...]  # sorted (bucket, value), scaled to length 1
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_WORD = re.compile(r"[a-z]+|[0-9]+")
+_CAMEL = compiled(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD = compiled(r"[a-z]+|[0-9]+")
 _WHERE = "the definition's wording"
 # Fewer distinct words than this and the model gives no verdict: a lone name or a one-line
 # description in another script is too little wording to judge, and one strong word would decide

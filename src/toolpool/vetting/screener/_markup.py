@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from itertools import islice
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import vocab
 
 __all__ = ["VOCABS", "markup_findings"]
 
 _I = re.IGNORECASE
-_CHAT_TOKEN = re.compile(
+_CHAT_TOKEN = compiled(
     r"\[/?INST\]|<</?SYS>>|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|"
     r"end_header_id|begin_of_text)\|>|\{\{\s*(?:system|assistant|user)\b|#{2,}\s*(?:new\s+|updated\s+)?"
     r"system\s+(?:message|prompt|instructions?|override)\b|\[(?:system|assistant|admin|developer|ai)"
@@ -31,7 +32,7 @@ _ROLE_LABEL = vocab(
     r"(?<![\w-])(system|assistant|developer|user|human)\s*:", "system|assistant|developer|user|human"
 )
 VOCABS = (_ROLE_LABEL,)  # the word lists ``markup_findings`` reads (``_plain`` must know them)
-_TAG = re.compile(r"<\s*(/?)\s*([a-z][\w-]{0,30})(?:\s[^<>]{0,80})?>", _I)
+_TAG = compiled(r"<\s*(/?)\s*([a-z][\w-]{0,30})(?:\s[^<>]{0,80})?>", _I)
 _STRONG_TAGS = frozenset(
     {"important", "secret", "hidden", "instructions", "instruction", "sys", "critical", "directive"}
     | {"override", "tool_instructions", "toolinstructions", "assistant_instructions", "jailbreak"}
@@ -130,7 +131,7 @@ _HTML_TAGS = frozenset(
         "colgroup",
     ]
 )
-_COMMENT_ORDERS = re.compile(
+_COMMENT_ORDERS = compiled(
     r"\b(?:you|must|always|never|call|ignore|instead|before|important|assistant|model|do\s+not)\b", _I
 )
 

@@ -10,20 +10,20 @@ role"), with nothing sent and nobody bypassed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 
 __all__ = ["named_order_findings"]
 
 _CLAUSE_WORDS = 6  # a label is a few words; a clause of its own is more
-_MOVES = re.compile(
+_MOVES = compiled(
     r"\b(?:share|shares|sharing|send|sends|sending|upload|uploads|forward|forwards|post|posts|sync|syncs|"
     r"copy|copies|export|exports|report|reports|transmit\w*|leak\w*|sell|sells|enrol+|enrol+s)\b"
 )
-_PAST_THE_PERSON = re.compile(
+_PAST_THE_PERSON = compiled(
     r"\bwithout\s+(?:asking|telling|confirm\w*|consent\w*|prompting|notice|notifying)\b|"
     r"\b(?:also|additionally|quietly|silently|secretly)\b"
 )

@@ -16,13 +16,13 @@ at a blank line or at the end of a field.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from toolpool.vetting.screener._address import RECIPIENT
 from toolpool.vetting.screener._categories import RANK, SCOPE
 from toolpool.vetting.screener._doc import Doc, Part
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["SHORT", "Lent", "lent", "scope_of"]
 
@@ -87,4 +87,4 @@ def _same_paragraph(
     return _BLANK_LINE.search(before, len(before.rstrip())) is None  # a blank line ends the one before
 
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_BLANK_LINE = compiled(r"\n[ \t]*\n")

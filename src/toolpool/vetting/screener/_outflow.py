@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import to_its_issuer
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS
 from toolpool.vetting.screener._wording import (
@@ -45,13 +46,13 @@ from toolpool.vetting.screener._wording import (
 __all__ = ["outflow_findings"]
 
 # Every shape holds one of these (a cheap test of the whole document first).
-_GATE = re.compile(r"\balso\b|\bas\s+well\b|\bin\s+addition\b|\bmirror|\breplicat|\bduplicat|\bpublic")
+_GATE = compiled(r"\balso\b|\bas\s+well\b|\bin\s+addition\b|\bmirror|\breplicat|\bduplicat|\bpublic")
 _COPY_VERB = (
     r"(?:written|copied|mirrored|sent|forwarded|uploaded|synced|synchroni[sz]ed|replicated|pushed|posted|"
     r"streamed|logged|duplicated|relayed|shipped|exported|saved|stored|cached|indexed|reported|delivered)"
 )
 # The copy on the side: "is also written to", "are mirrored to", "gets copied as well to".
-_SIDE_COPY = re.compile(
+_SIDE_COPY = compiled(
     r"\b(?:is|are|gets?|will\s+be|being|get)\s+(?:also\s+|additionally\s+|silently\s+|quietly\s+){0,2}"
     r"(?:(?:also|additionally)\s+" + _COPY_VERB + r"|(?:mirrored|replicated|duplicated))"
     r"(?:\s+as\s+well)?\s+(?:\w+\s+){0,3}?(?:to|into|on|onto|at)\s+|"
@@ -60,52 +61,52 @@ _SIDE_COPY = re.compile(
     r"(?:\w+\s+)?(?:to|into|on|onto|at)\s+"
 )
 # A literal place right after it: a link, an address, an IP or a host (a port allowed, no scheme needed).
-_LITERAL_PLACE = re.compile(
+_LITERAL_PLACE = compiled(
     r"[`'\"<(]?(?:[a-z][a-z0-9+.-]{1,15}://\S+|[\w.+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+|"
     r"(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b|(?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24}(?::\d{1,5})?(?![\w-]))"
 )
 # The person's own switch or an anonymous count: a copy they chose or one that carries nobody.
-_OPTED = re.compile(
+_OPTED = compiled(
     r"\bopt(?:s|ed)?[\s-]?in\b|\b(?:when|if|only\s+if|once|while)\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:is|are)\s+"
     r"(?:turned\s+|switched\s+)?(?:on|enabled)\b|\b(?:if|when|once)\s+(?:you|the\s+(?:user|person|admin\w*))\s+"
     r"(?:\w+\s+)?(?:enable|turn|switch|opt|choose|chose|tick|allow)\w*|\banonymi[sz]ed\b|\banonymous\b|"
     r"\baggregated?\b"
 )
 # A copy or a publication said not to happen: "is never also sent", "not posted publicly".
-_DENIED = re.compile(r"\b(?:never|not|no|nothing|nobody|none|neither|nor|n't|without)\b")
-_PUBLIC_PLACE = re.compile(
+_DENIED = compiled(r"\b(?:never|not|no|nothing|nobody|none|neither|nor|n't|without)\b")
+_PUBLIC_PLACE = compiled(
     r"\b(?:on|to|in|onto|at)\s+(?:the\s+|a\s+|an\s+|its\s+)?(?:[\w-]+\s+){0,2}?public\s+(?:[\w-]+\s+){0,2}?"
     r"(?:page|board|channel|roster|site|website|feed|wall|list|forum|space|gallery|noticeboard|repo\w*|"
     r"directory|leaderboard|timeline|group|sheet|link)s?\b|\bpublicly\b|\bfor\s+(?:everyone|anyone|all)\s+to\s+see\b"
 )
-_PUBLISH = re.compile(
+_PUBLISH = compiled(
     r"\b(?:post|posts|posted|posting|publish\w*|display\w*|show|shows|shown|showing|list|lists|listed|listing|"
     r"put|puts|shar(?:e|es|ed|ing)|print\w*|pin|pins|pinned|add|adds|added|upload\w*)\b"
 )
 # Who someone is: full names and ID numbers beside the nouns of ``_wording``.
-_IDENTITY = re.compile(
+_IDENTITY = compiled(
     r"\b(?:full|legal|real|first\s+and\s+last)\s+names?\b|\b(?:student|employee|staff|patient|member|customer|"
     r"national|tax|social\s+security|passport)\s+(?:ids?|numbers?)\b|\bnames?\s*,?\s+(?:and\s+)?(?:ids?|"
     r"id\s+numbers?|addresses|phone\s+numbers|dates?\s+of\s+birth)\b"
 )
 # The copy is of everything the tool handles: "each key", "every converted row", "all uploads".
-_EVERY = re.compile(r"\b(?:each|every|all|any|everything|whatever)\b")
-_CLAUSE = re.compile(r";|:\s")  # a clause ends at ";" or ": " (not in "host:6379", "https://")
+_EVERY = compiled(r"\b(?:each|every|all|any|everything|whatever)\b")
+_CLAUSE = compiled(r";|:\s")  # a clause ends at ";" or ": " (not in "host:6379", "https://")
 # The passive voice of a send: "are posted to", "is then forwarded on to", "get automatically relayed to"
 # (only verbs of ``_flows.FLOW``, so the fast path's triggers still hold every document this reads).
-_PASSIVE = re.compile(
+_PASSIVE = compiled(
     r"\b(?:is|are|gets?|will\s+be|being|be)\s+(?:(?:then|also|automatically|immediately|always|now|routinely|"
     r"directly|securely|instantly|simply)\s+){0,2}(?:sent|posted|forwarded|uploaded|transmitted|relayed|shipped|"
     r"pushed|streamed|submitted|passed|handed|delivered|routed|shared|reported|synced|mirrored|copied)\s+"
     r"(?:(?:on|over|along|across|off|out)\s+)?(?:to|into|with|at)\s+"
 )
-_PASSIVE_GATE = re.compile(
+_PASSIVE_GATE = compiled(
     r"\b(?:is|are|gets?|be)\s+(?:\w+\s+){0,2}?(?:sent|posted|forwarded|uploaded|"
     r"transmitted|relayed|shipped|pushed|streamed|submitted|passed|handed|delivered|routed|shared|reported|"
     r"synced|mirrored|copied)\b"
 )
 # Worth a lie about the destination: the conversation, secrets, a person's data, what they browsed.
-_HISTORY = re.compile(
+_HISTORY = compiled(
     r"\b(?:browsing|search|location|purchase|watch|viewing|listening|call|reading)\s+histor(?:y|ies)\b|"
     r"\bcookies\b|\bkeystrokes?\b"
 )
@@ -137,7 +138,7 @@ _FILE_ENDINGS = frozenset(
         "gif",
     ]
 )
-_HOST_LABELS = re.compile(r"[a-z0-9]+")
+_HOST_LABELS = compiled(r"[a-z0-9]+")
 
 
 def outflow_findings(doc: Doc) -> Iterator[Finding]:

@@ -13,20 +13,20 @@ the service, with no order, sets nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 
 __all__ = ["override_findings"]
 
-_SET = re.compile(
+_SET = compiled(
     r"\b(?:set|sets|keep|keeps|send|sends|pass|passes|use|uses|force|forces|put|fill|always|hard-?code|pin|"
     r"lock|override|overrides)\b"
 )
 # A literal bound to an argument: "rate_plan=non_refundable", "quantity: 50", "set role to admin".
-_LITERAL = re.compile(
+_LITERAL = compiled(
     r"\b[a-z_][\w.-]*\s*(?:=|:)\s*[`'\"]?[\w.@+-]+|\b(?:set|keep|force|pin|lock|fill)\s+(?:the\s+)?[`'\"]?"
     r"[a-z_][\w.-]*[`'\"]?\s+(?:to|at|as)\s+[`'\"]?[\w.@+-]+"
 )
@@ -34,12 +34,12 @@ _PERSON = (
     r"(?:the\s+|their\s+|his\s+|her\s+)?(?:user|person|human|caller|customer|client|guest|buyer|member|patient|"
     r"owner|traveller|traveler|shopper|player|student|employee|[a-z]+(?:er|or|ant|ent))(?:'s)?"
 )
-_OVER_WORD = re.compile(
+_OVER_WORD = compiled(
     r"\b(?:whatever|whichever|regardless|no\s+matter|irrespective|even\s+(?:if|when)|instead|rather|ignoring|"
     r"overriding|over)\b"
 )
 # The person's own choice set aside: "whatever the guest picks", "regardless of what the user asked".
-_OVER_CHOICE = re.compile(
+_OVER_CHOICE = compiled(
     r"\b(?:whatever|whichever|regardless\s+of|no\s+matter|irrespective\s+of|even\s+if|even\s+when|instead\s+of|"
     r"rather\s+than|ignoring|overriding|over)\s+(?:what|which|whatever|how\s+\w+)?\s*(?:\w+\s+){0,2}?"
     + _PERSON

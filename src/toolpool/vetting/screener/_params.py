@@ -23,6 +23,7 @@ from itertools import islice
 
 from toolpool.vetting.screener._categories import PRESET_FIELD
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._hits import EAGER, OTHER_FILES, SentenceHits
 from toolpool.vetting.screener._shapes import Shape, holds
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
@@ -33,25 +34,25 @@ __all__ = ["TRIGGERS", "parameter_findings"]
 
 # Words in a tool's name or description that make asking for such data part of its job.
 _PURPOSE = {
-    "conversation": re.compile(
+    "conversation": compiled(
         r"conversation|chat|message|history|transcript|dialog|prompt|llm|memory|summar|会話|对话|對話|聊天|チャット"
     ),
     # Linking or signing into an account needs its sign-in ("Links a bank account …").
-    "secrets": re.compile(
+    "secrets": compiled(
         r"key|credential|secret|password|token|auth|login|vault|ssh|env|config|wallet|"
         r"\b(?:link|connect|sign|log)\w*\s+(?:in\w*\s+)?(?:to\s+)?(?:an?\s+|the\s+|your\s+|their\s+)?(?:\w+\s+)?accounts?\b"
     ),
-    "files": re.compile(r"file|path|document|director|folder|content|disk|read"),
+    "files": compiled(r"file|path|document|director|folder|content|disk|read"),
     # The model's own instructions: only a tool that manages prompts, or builds assistants, has a use
     # for them ("System instructions for the new assistant").
-    "instructions": re.compile(r"prompt|instruction|template|persona|llm|assistant|agent|bot\b|gpt"),
+    "instructions": compiled(r"prompt|instruction|template|persona|llm|assistant|agent|bot\b|gpt"),
     # A person's means of payment or identity: only a tool that pays, bills or verifies needs them.
-    "payment": re.compile(
+    "payment": compiled(
         r"card|pay|charg|checkout|billing|invoice|wallet|bank|purchas|refund|kyc|identit|verif|passport|tax"
     ),
     # An account's own number is the key of what a provider keeps on it (a bill, a tariff, a balance),
     # not a means of payment: a tool about any of those is about that account.
-    "account": re.compile(
+    "account": compiled(
         r"card|pay|charg|checkout|billing|invoice|wallet|bank|purchas|refund|kyc|identit|verif|passport|tax|"
         r"account|\bbills?\b|tariff|statement|balance|subscri|\bmeters?\b|premium|loan|mortgage"
     ),
@@ -65,22 +66,22 @@ _PAYMENT = vocab(
     "card|cvv|cvv2|cvc|cvc2|csc|iban|routing number|sort code|account number|account numbers|social security|"
     "passport|national id|tax id|ssn",
 )
-_ACCOUNT_REF = re.compile(r"account\s+numbers?")  # not a bank's ("bank account number"): a key, not a means
+_ACCOUNT_REF = compiled(r"account\s+numbers?")  # not a bank's ("bank account number"): a key, not a means
 # An input naming the place a connection goes to: a secret beside one is that connection's sign-in.
-_PLACE_INPUT = re.compile(r"(?:host|hostname|server|endpoint|url|uri|dsn)$")
-_LOGIN = re.compile(
+_PLACE_INPUT = compiled(r"(?:host|hostname|server|endpoint|url|uri|dsn)$")
+_LOGIN = compiled(
     r"(?:(?:the\s+user'?s|their)\s+(?!(?:all|every|any|other|stored|saved|local|cached)\b)(?:\w+\s+){0,2}?)?"
     r"(?:credentials|secrets|passwords|tokens|api[ _-]?keys?)"
 )
 # A collecting verb negated right before the data it would take: "never reuse other credentials".
 # Only verbs that take data: "do not omit the password" (a double negation) still asks.
-_REFUSED = re.compile(
+_REFUSED = compiled(
     r"\b(?:never|not|don't|mustn't|shouldn't|cannot|can't)\s+(?:ask\s+(?:\w+\s+){0,2}?for|reuse|re-use|use|"
     r"collect|request|store|save|log|keep|share|send|include|guess|copy|paste|read|take|try|enter|record|"
     r"retain|forward)\s+(?:(?:any|the|their|other|its|your|his|her|saved|stored|cached|a|an|\w+'s)\s+){0,3}$"
 )
 _NEAR = 60  # characters before an ask read for its refusal
-_INSTRUCTIONS = re.compile(r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?)")
+_INSTRUCTIONS = compiled(r"\b(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions?)")
 
 # Every finding of this module starts at a match of one of these (the fast path relies on it).
 TRIGGERS: tuple[Vocab, ...] = (CONVERSATION, EAGER["secret"], EAGER["path"], OTHER_FILES, _PAYMENT)
@@ -187,5 +188,5 @@ def _named_input(prop: str) -> re.Pattern[str]:
     )
 
 
-_SENTENCE_END = re.compile(r"[.!?\n](?:\s|$)")
+_SENTENCE_END = compiled(r"[.!?\n](?:\s|$)")
 _PURPOSE_CHARS = 600

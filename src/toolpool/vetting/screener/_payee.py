@@ -17,17 +17,18 @@ from itertools import islice
 
 from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._wording import PAYMENT_DESTINATION
 
 __all__ = ["payee_findings"]
 
 # What a peer that sends money to an account says of itself (the acronyms are the same in most languages).
-_TAKES_ACCOUNT = re.compile(
+_TAKES_ACCOUNT = compiled(
     r"\b(?:iban|bic|swift|account|wallet|payee|recipient|beneficiar\w*|routing)\b", re.IGNORECASE
 )
-_WORD = re.compile(r"[\w-]+(?:\.[\w-]+)*")
-_DIGITS = re.compile(r"\d{2}")
+_WORD = compiled(r"[\w-]+(?:\.[\w-]+)*")
+_DIGITS = compiled(r"\d{2}")
 
 
 def payee_findings(doc: Doc, described: PeerSet) -> Iterator[Finding]:

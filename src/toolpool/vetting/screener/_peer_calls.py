@@ -18,10 +18,10 @@ A peer named as a call with ordinary arguments (``git.commit(message=…)``) is 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import DESTINATIONS
 
@@ -29,7 +29,7 @@ __all__ = ["RETIRED", "peer_call_findings"]
 
 _NAME = r"[a-z][\w-]*(?:\.[a-z][\w-]*)+"
 # A name written as a call, a key, an assignment, or the target of an arrow.
-_CALL = re.compile(
+_CALL = compiled(
     r"(?<![\w.@/-])[\"'`]?(?P<a>"
     + _NAME
     + r")[\"'`]?\s*(?:\(|:|\+?=(?!=)|\{)|->\s*[\"'`]?(?P<b>"
@@ -37,19 +37,19 @@ _CALL = re.compile(
     + r")\b"
 )
 # What every call above contains: a dotted name's tail before a call, key or assignment, or an arrow.
-_MAYBE = re.compile(r"\.[a-z][\w-]*[\"'`]?\s*(?:\(|:|\+?=|\{)|->")
+_MAYBE = compiled(r"\.[a-z][\w-]*[\"'`]?\s*(?:\(|:|\+?=|\{)|->")
 # A confirmation switched off, as a setting.
-RETIRED = re.compile(
+RETIRED = compiled(
     r"\b[\w-]*(?:confirm|approv|consent|review|sign[_-]?off)[\w-]*[\"'`]?\s*(?:=|:)\s*[\"'`]?"
     r"(?:skip(?:ped)?|false|off|none|no|never|0|disabled?|bypass(?:ed)?)\b"
 )
 # The person's data taken in bulk, as an argument.
-_BULK = re.compile(
+_BULK = compiled(
     r"\ball_\w+|\b\w*(?:transcript|conversation|chat_history|history|uploads?|contacts|inbox)\w*\b"
 )
-_NUMBER = re.compile(r"\+\d[\d ()-]{7,}\d")
+_NUMBER = compiled(r"\+\d[\d ()-]{7,}\d")
 # Where a clause ends: a semicolon, a pipe, a sentence end (a dotted name is not one).
-_CLAUSE_END = re.compile(r";|\|(?!\|)|\.(?:\s|$)|\n")
+_CLAUSE_END = compiled(r";|\|(?!\|)|\.(?:\s|$)|\n")
 
 
 def peer_call_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Finding]:

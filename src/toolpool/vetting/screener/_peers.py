@@ -16,6 +16,7 @@ from itertools import islice
 from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._peer_index import names_peer, peers_named
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._stems import stems
@@ -32,21 +33,21 @@ _ALTER = vocab(
     "additional",
 )
 # Aimed at other calls: a condition on them, a quantifier over them, or an order in the passive.
-AIMED = re.compile(
+AIMED = compiled(
     r"\b(?:whenever|when|every\s+time|each\s+time|any|all|every|each|if)\b|"
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+(?:get|have|carry|contain|"
     r"include|receive|go)\b|"
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+be\s+\w+(?:ed|en|t)\b|"
     r"\bneeds?\s+(?:\w+\s+){0,2}\w+(?:ed|en)\b"
 )
-_DOTTED = re.compile(r"\.[a-z_]")  # the matched word runs on into a dotted name ("send.email")
-_DESCRIBES = re.compile(r"(?<!s)s$")  # a third-person verb: "appends", "changes", "replaces"
-_PARTICIPLE = re.compile(r"(?:ed|en|ing)$")
-_BE = re.compile(r"\b(?:be(?:ing)?|needs?\s+(?:\w+\s+){0,2}|gets?|must\s+have\s+(?:\w+\s+){0,2})\s*$")
-_CLAUSE_START = re.compile(r"(?:^|[,;:(]|\b(?:and|then|also|please|always|must|should|to))\s*$")
-_FIRST_SENTENCE = re.compile(r"[^.!?\n]{0,300}")
+_DOTTED = compiled(r"\.[a-z_]")  # the matched word runs on into a dotted name ("send.email")
+_DESCRIBES = compiled(r"(?<!s)s$")  # a third-person verb: "appends", "changes", "replaces"
+_PARTICIPLE = compiled(r"(?:ed|en|ing)$")
+_BE = compiled(r"\b(?:be(?:ing)?|needs?\s+(?:\w+\s+){0,2}|gets?|must\s+have\s+(?:\w+\s+){0,2})\s*$")
+_CLAUSE_START = compiled(r"(?:^|[,;:(]|\b(?:and|then|also|please|always|must|should|to))\s*$")
+_FIRST_SENTENCE = compiled(r"[^.!?\n]{0,300}")
 # A change that lands in a field named as such: "include the link in `text`".
-_INTO_FIELD = re.compile(
+_INTO_FIELD = compiled(
     r"\b(?:in|into|to|as)\s+(?:the\s+|its\s+)?(?:[`'\"]([\w.-]+)[`'\"]|([\w.-]+)\s+(?:field|argument|parameter|param))"
 )
 

@@ -29,13 +29,14 @@ from toolpool.vetting.screener import _markup, _soft, _text
 from toolpool.vetting.screener._decode import CANDIDATE
 from toolpool.vetting.screener._doc import Doc, Part
 from toolpool.vetting.screener._fast import PEER_TRIGGERS, TOOL_TRIGGERS, Triggers
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import Vocab, word_keys
 
 __all__ = ["PLAIN_MAX_CHARS", "is_plain"]
 
 # Longer results nearly always hold a word some list knows; the check would be work done twice.
 PLAIN_MAX_CHARS = 200
-_PLAIN = re.compile(r"[A-Za-z0-9 ,.;?()+=/%\n-]*")
+_PLAIN = compiled(r"[A-Za-z0-9 ,.;?()+=/%\n-]*")
 # ``_soft``'s padding: twelve line breaks, or 120 spaces in a row.
 _NEWLINES = 12
 _SPACES = " " * 120
@@ -51,10 +52,10 @@ def _vocabs() -> tuple[Vocab, ...]:
 _LISTS = Triggers(_vocabs())
 # Words that make a detector look further without a word list: rot13's markers, shouts, "tool".
 _WORDS = frozenset(_text.ROT13_WORDS | {word.lower() for word in _soft.SHOUTS} | {"tool"})
-_CAPITALS = re.compile(r"[A-Z]{3,}")
+_CAPITALS = compiled(r"[A-Z]{3,}")
 # The lists' substring needles that text of ``_PLAIN``'s characters can hold (the others hold
 # ``_ @ : '``), in one pattern.
-_SUBSTRINGS = re.compile(
+_SUBSTRINGS = compiled(
     "|".join(
         re.escape(needle)
         for needle in sorted({n for vocab in _LISTS.vocabs for n in vocab.substrings}, key=len, reverse=True)

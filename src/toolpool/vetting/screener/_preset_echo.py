@@ -15,11 +15,11 @@ batch R (Italian, Korean, Russian, Dutch, Polish, Turkish). English flows with a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import PRESET, persons_records, to_its_issuer
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._text import fold
 from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
@@ -28,7 +28,7 @@ from toolpool.vetting.screener._wording import OBJECTS
 __all__ = ["preset_echo_findings"]
 
 # A preset value that is one address or one link, and nothing else (not the person's own machine).
-_ADDRESS = re.compile(
+_ADDRESS = compiled(
     r"(?:[\w.+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+|[a-z][a-z0-9+.-]{1,15}://"
     r"(?!localhost\b|127\.|\[::1\])[^\s]{3,200})"
 )
@@ -38,7 +38,7 @@ _RUSSIAN = fold(
     r"переписк|истори\w*\s+(?:чата|диалог\w*)|сообщени\w*\s+пользовател|пароли|токены|ключи\s+доступа|"
     r"учётн\w*\s+данн|учетн\w*\s+данн"
 )
-_WORTH_HAVING = re.compile(
+_WORTH_HAVING = compiled(
     _RUSSIAN
     + "|"
     + r"대화\s*(?:내용|기록|전체)|채팅\s*기록|사용자의\s*(?:질문|메시지)|자격\s*증명|인증\s*정보|액세스\s*키|api\s*키|"  # Korean
@@ -66,7 +66,7 @@ def _worth_having(sentence: str) -> bool:
 
 
 # Left out, in the same languages: "without", "no", "not", "never" and their kin beside the data.
-_LEFT_OUT = re.compile(
+_LEFT_OUT = compiled(
     r"\b(?:without|never|not|no|excluding|except)\b|\b(?:senza|non|mai|tranne)\b|\b(?:zonder|geen|niet|nooit)\b|"
     r"\b(?:bez|nie|nigdy|oprócz)\b|\b(?:olmadan|hariç|asla)\b|\w+(?:maz|mez)\b|없이|제외|않|"
     + fold(r"(?<!\w)(?:без|не|никогда|кроме)(?!\w)")

@@ -26,18 +26,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from toolpool.vetting.screener._guard import compiled
+
 __all__ = ["NOBODY", "OWN_LIMIT", "referral", "remedy", "sent_to_this"]
 
 _LIMITED = r"(?:read|support|handl|cover|serv|pars|accept|index|manag|process|understand)\w*"
 _THIS = r"this\s+(?:tool|server|function|endpoint|command|plugin|integration|connector|version|release)"
-OWN_LIMIT = re.compile(
+OWN_LIMIT = compiled(
     rf"\b(?:not|no\s+longer)\s+(?:\w+\s+)?{_LIMITED}\s+(?:by|in)\s+{_THIS}\b|\b{_THIS}\s+"
     rf"(?:does\s+not|doesn't|no\s+longer|cannot|can't|will\s+not|won't)\s+(?:\w+\s+)?{_LIMITED}\b|"
     rf"\boutside\s+(?:the\s+)?scope\s+of\s+{_THIS}\b"
 )
 _BEFORE = 48  # characters read before a mention: an order verb and its article
 # An order whose object is the mention that follows it.
-_TOWARD = re.compile(
+_TOWARD = compiled(
     r"(?<![\w-])(?P<verb>use|call|run|try|invoke|query|consult|"
     r"switch\s+to|fall\s+back\s+to|turn\s+to|go\s+to|"
     r"refer\s+(?:them\s+|it\s+|the\s+\w+\s+)?to|help\s+(?:them\s+|the\s+\w+\s+)?with|"
@@ -49,21 +51,21 @@ _TOWARD = re.compile(
 # A negation governing that verb: "do not use", "never call", "rather than fall back to".
 # A subject that is no one makes the order a ban: "no call of any length should go to", "nobody may run".
 NOBODY = r"\b(?:no|nothing|nobody|none)\b[^.;:]{0,40}?\b(?:should|must|may|shall|can|will|is\s+to|are\s+to)\s+(?:ever\s+)?"
-_NEGATED = re.compile(
+_NEGATED = compiled(
     r"\b(?:not|never|don't|no|nor|avoid|stop|without|than|refuse\w*|instead\s+of)\s+(?:\w+\s+)?$|"
     + NOBODY
     + "$"
 )
 # A tool's name ("notes_sync", "maps.route"), and a use of it offered in the passive right after it,
 # past a place it sits at ("from the ops server", "on the fleet host").
-_IDENTIFIER = re.compile(r"[`'\"]?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+[`'\"]?")
-_USED = re.compile(
+_IDENTIFIER = compiled(r"[`'\"]?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+[`'\"]?")
+_USED = compiled(
     r"(?:\s+(?:from|on|in|at|of|via|under)\s+(?:the\s+|an?\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)?,?"
     r"\s+(?:can|may|could|might)\s+(?:also\s+|still\s+|always\s+)?be\s+(?:used|called|run|invoked|consulted|"
     r"queried|tried)\b(?!\s+(?:only|solely|just|at\s+most|sparingly)\b)"
 )
 # The same sentence sending the model to this tool: a referral that also claims the call is not one.
-_TO_THIS = re.compile(
+_TO_THIS = compiled(
     r"\b(?:use|call|pick|choose|prefer|favou?r|select|default\s+to|stick\s+with|go\s+with)\s+"
     r"(?:this(?:\s+\w+)?|us|me)\b|\bthis\s+one\b|"
     # "route every job here", "page saves go here" (not "obsolete here": a place, not a destination)
@@ -109,10 +111,8 @@ def _to_own(sentence: str, own: str) -> bool:
 
 
 # Where one clause ends and the next begins: punctuation, or a consequence ("…, so use …").
-_CLAUSE_END = re.compile(r"[;:,.]\s|\s(?:so|therefore|hence|thus)\s|\s[-\u2013\u2014]\s")
-_PRONOUN = re.compile(
-    r"\s*(?:(?:and|but|so|then)\s+)?(?:it|its|they|their|them|those|these|he|she|his|her)\b"
-)
+_CLAUSE_END = compiled(r"[;:,.]\s|\s(?:so|therefore|hence|thus)\s|\s[-\u2013\u2014]\s")
+_PRONOUN = compiled(r"\s*(?:(?:and|but|so|then)\s+)?(?:it|its|they|their|them|those|these|he|she|his|her)\b")
 
 
 def remedy(sentence: str, peer_at: int, defects: Iterator[re.Match[str]]) -> bool:

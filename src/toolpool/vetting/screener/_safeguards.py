@@ -16,12 +16,12 @@ The person no longer asked is ``_consent.CONSENT_DROPPED``, read here as one way
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._consent import CONSENT_DROPPED, CONSENT_GATE
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._framing import CHANGE_NOTE
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._lapse import harmless
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._waived import waived_findings
@@ -36,10 +36,10 @@ _GUARD = (
     r"notif(?:y|ies|ied|ications?)|alerts?|expir\w*|(?:spending\s+|rate\s+)?limits?|"
     r"(?:[a-z]+-)?(?:safety|security)\s+(?:[\w-]+\s+)?(?:tests?|steps?|checks?|interlocks?)|protections?)"
 )
-_GUARD_WORD = re.compile(_GUARD)
+_GUARD_WORD = compiled(_GUARD)
 # Every removal holds one of these (a cheap test before the sentences are read): a safeguard, a flag,
 # a verb of asking or warning ("without checking with"), or the clear.
-_GATE = re.compile(
+_GATE = compiled(
     _GUARD
     + "|"
     + CONSENT_GATE
@@ -48,7 +48,7 @@ _GATE = re.compile(
     r"permit|give|extend|add|unlock|let)"
 )
 # The safeguard gone: "prompts removed", "the --dry-run flag is ignored", "is no longer asked".
-_GONE = re.compile(
+_GONE = compiled(
     # (not across a relative clause: "a dry run that lists what would be removed" keeps the dry run)
     _GUARD
     + r"\b(?:(?!\b(?:that|which|what|who|would|will|could)\b)[^.;:!?]){0,40}?\b(?:(?:is|are|was|were|has\s+been|have\s+been|gets?|now)\s+)?"
@@ -59,7 +59,7 @@ _GONE = re.compile(
     r"(?:has|have)\s+no\s+effect|(?:does|do)\s+nothing|(?:is|are)\s+(?:now\s+)?a\s+no-?op)\b"
 )
 # A pronoun for a safeguard of the clause before: "… needed the customer's consent; this is now waived".
-_IT_GONE = re.compile(
+_IT_GONE = compiled(
     r"^\s*(?:and\s+|but\s+)?(?:this|that|it|these|those)\s+(?:\w+\s+)?(?:is|are|was|were|has\s+been|have\s+been)\s+"
     r"(?:now\s+)?(?:removed|dropped|disabled|skipped|bypassed|ignored|retired|waived|gone|turned\s+off)\b"
 )
@@ -67,7 +67,7 @@ _IT_GONE = re.compile(
 _ACCESS = r"(?:for\s+)?(?:\w+\s+)?(?:access|permissions?\s+(?:to|for)\s+(?:access|read|see|use|view))\b"
 _OFF_FLAG = r"(?<![\w-])--(?:(?:no|skip|disable)-[\w-]+|yes|force|assume-yes)\b"
 # The safeguard absent: "with no prompt", "without the user's approval", "no longer encrypted", "no opt-out".
-_ABSENT = re.compile(
+_ABSENT = compiled(
     r"\b(?:with\s+no|without(?:\s+any)?|no|skip\w*|bypass\w*|ignor\w*)\s+(?:the\s+|a\s+|an\s+|any\s+)?"
     r"(?:[\w'-]+\s+){0,2}?" + _GUARD + r"\b|"
     r"\bno\s+longer\s+(?:be\s+)?(?:encrypted|backed\s+up|confirmed|reviewed|approved|asked|prompted|notified|"
@@ -108,7 +108,7 @@ _ABSENT = re.compile(
     + r"\s+(?:(?:is|are)\s+)?(?:now\s+)?(?:set|on|enabled|by\s+default|the\s+default)\b"
 )
 # A change, in the sentence: a change note, a version label ("v5:", "2.4:"), or a switch in time.
-_CHANGE = re.compile(
+_CHANGE = compiled(
     r"(?<![\w.])v\d+(?:\.\d+)*\s*:|(?<![\w.])\d+\.\d+(?:\.\d+)*\s*:|\bno\s+longer\b|\banymore\b|"
     r"\b(?:from|since|as\s+of|starting\s+(?:with|from|in))\s+(?:this|the\s+(?:latest|new|current)|"
     r"(?:(?:release|version|build|revision|rev|firmware|update)\s+)?v?\d)|"
@@ -117,8 +117,8 @@ _CHANGE = re.compile(
     r"\b(?:earlier|previous|prior|older)\s+(?:versions?|releases?|builds?)\b|\bpreviously\b|\bnow\b"
 )
 # A changelog field: a heading or a list of versions, where every sentence is a change.
-_CHANGELOG = re.compile(r"\bchange\s*log\b|\brelease\s+notes\b|\bwhat'?s\s+new\b")
-_NOT_REMOVED = re.compile(
+_CHANGELOG = compiled(r"\bchange\s*log\b|\brelease\s+notes\b|\bwhat'?s\s+new\b")
+_NOT_REMOVED = compiled(
     # Added or strengthened: "now require a second approver", "is always required".
     r"\b(?:now|always|still)\s+(?:\w+\s+)?(?:requires?|required|mandatory|enforced|asks?|prompts?|confirms?)\b|"
     r"\b(?:added|introduced|new)\s+(?:\w+\s+)?" + _GUARD + r"|"
@@ -136,13 +136,13 @@ _NOT_REMOVED = re.compile(
 # Access widened in a change, the person's earlier approval kept for it: "the read-only scope now also
 # grants mail.send; existing approvals carry over silently". Either half alone is honest ("now also
 # grants reminders; you will be asked to approve it", "existing approvals carry over; nothing else changed").
-_WIDENED = re.compile(
+_WIDENED = compiled(
     r"\b(?:scopes?|permissions?|access|tokens?|roles?|keys?|grants?|consents?|authori[sz]ations?|licen[cs]es?)\s+"
     r"(?:\w+\s+){0,2}?now\s+(?:also\s+)?(?:grants?|includes?|covers?|allows?|permits?|gives?|extends?\s+to|adds?|"
     r"unlocks?|lets?)\b|\bnow\s+also\s+(?:grants?|includes?|covers?|allows?|permits?|gives?)\s+(?:\w+\s+){0,2}?"
     r"(?:write|send|delete|admin|full|manage|edit|modify|payment|transfer|\w+[._](?:write|send|delete|manage|admin))"
 )
-_KEPT_OVER = re.compile(
+_KEPT_OVER = compiled(
     r"\b(?:approvals?|consents?|grants?|authori[sz]ations?|permissions?|sign-?offs?)\s+(?:\w+\s+){0,2}?(?:carr(?:y|ies)"
     r"\s+over|(?:are|is)\s+(?:kept|reused|carried\s+over|transferred|applied|extended|honou?red)|(?:remains?|stays?)\s+"
     r"(?:valid|in\s+force|in\s+place|active|in\s+effect))\b|\bsilently\b|"
@@ -181,7 +181,7 @@ def safeguard_findings(doc: Doc) -> Iterator[Finding]:
 
 # The person's protections withdrawn ("protections from earlier versions are withdrawn"): a sign-off screen
 # "withdrawn for lookups" is read by ``_lapse`` with its harmless scopes, so only protections are read here.
-_PROTECTIONS_GONE = re.compile(r"\bprotections?\b[^.;]{0,60}?\b(?:withdrawn|void(?:ed)?|cancell?ed)\b")
+_PROTECTIONS_GONE = compiled(r"\bprotections?\b[^.;]{0,60}?\b(?:withdrawn|void(?:ed)?|cancell?ed)\b")
 
 
 def _removes(clause: str, before: str = "") -> bool:

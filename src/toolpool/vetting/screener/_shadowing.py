@@ -17,6 +17,7 @@ from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener._call_change import asked, changes_call, safeguard_off, whole_description
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._peer_index import peers_named
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._vocab import IDENTIFIER, Vocab, vocab
@@ -49,7 +50,7 @@ _REDIRECTING_WORDS = (
     r"\b(?:is|are)\s+to\s+be\s+(?!(?:\w+\s+){1,2}by\s+(?:the\s+)?(?:user|person|customer|owner|you)\b)"
     r"(?!(?:confirm|check|approv|review|shown|verif|ask|left|kept)\w*)\w+(?:ed|en|wn|t)\b"
 )
-_REDIRECTING = re.compile(_REDIRECTING_WORDS, _I)
+_REDIRECTING = compiled(_REDIRECTING_WORDS, _I)
 
 _WHEN_CALLED = vocab(
     r"\b(?:whenever|when|every\s+time|each\s+time|if|once|after|before)\s+(?:the\s+|any\s+|a\s+)?"
@@ -114,50 +115,50 @@ _SELF_PROMOTION = vocab(
     r"\balways\s+use\s+this\s+(?:tool|function)\b",
     "instead of|rather than|in place of|prefer|only correct|only valid|only right|primary tool|always use",
 )
-_QUOTED_NAME = re.compile(r"[`'\"]([A-Za-z][\w.-]{1,63})[`'\"]|\bthe\s+([A-Za-z][\w.-]{1,63})\s+tool\b", _I)
+_QUOTED_NAME = compiled(r"[`'\"]([A-Za-z][\w.-]{1,63})[`'\"]|\bthe\s+([A-Za-z][\w.-]{1,63})\s+tool\b", _I)
 # An order to use a named tool: a verb just before the name, or "first" / "before" just after it.
-_INVOKING_BEFORE = re.compile(
+_INVOKING_BEFORE = compiled(
     r"\b(?:call|calling|invoke|invoking|run|running|use|using|execute|executing|trigger|prefer|query|"
     r"querying|route\s+\w+\s+to|send\s+\w+\s+to|forward\s+\w+\s+to|(?:send|post|share|pay|publish|upload|forward)"
     r"\w*\s+(?:[\w']+\s+){0,4}?(?:with|through|via))\s+(?:the\s+|tool\s+)?[`'\"]?$",
     _I,
 )
 # Sending something to a named tool ("mirror each request to the audit_log tool").
-_FEEDING_BEFORE = re.compile(
+_FEEDING_BEFORE = compiled(
     r"\b(?:send|sends|forward|forwards|mirror|mirrors|copy|copies|relay|relays|pass|passes|hand|hands|report|log|route|pipe)\b"
     r"[^.;]{0,80}\b(?:to|into|through|via)\s+(?:the\s+)?[`'\"]?$",
     _I,
 )
 # Taking another tool's place ("replaces the filesystem server's write_file").
-_REPLACING = re.compile(
+_REPLACING = compiled(
     r"\b(?:replaces?|supersedes?|overrides?|intercepts?|shadows?|takes\s+(?:over|precedence\s+over)|stands?\s+in\s+for)\b",
     _I,
 )
 # What this tool itself does not do, said of it: "this tool does not call <peer>" (no order to anyone;
 # "do not call <peer>" and "the assistant does not call <peer>" stay orders).
-_SELF_NEGATED = re.compile(
+_SELF_NEGATED = compiled(
     r"\b(?:this\s+(?:tool|function|server|endpoint|plugin|integration|command)|it)\s+(?:does\s*n[o']t|never|"
     r"will\s+not|won't)\s+(?:call|invoke|use|run|execute|trigger|query)\s+(?:the\s+|tool\s+)?[`'\"]?$",
     _I,
 )
 # The peer shut out: "do not invoke <peer>", "the assistant never calls <peer>" (its calls taken away).
-_SHUT_OUT = re.compile(
+_SHUT_OUT = compiled(
     r"\b(?:do|does|must|should|may|will)\s*(?:not|n't)\s+(?:ever\s+)?(?:call|invoke|use|run|execute|trigger|query|trust)\s+"
     r"(?:the\s+|tool\s+)?[`'\"]?$|\bnever\s+(?:call|invoke|use|run|execute|trigger|query|trust)\w*\s+(?:the\s+|tool\s+)?"
     r"[`'\"]?$",
     _I,
 )
-_INVOKING_AFTER = re.compile(
+_INVOKING_AFTER = compiled(
     r"[`'\"]?(?:\s+tool)?\s+(?:first|before|instead|afterwards|after\s+(?:this|each|every))\b", _I
 )
 # A state this tool needs, reached with a named tool: "a page has to be opened with nav_open first".
 # It tells what must have happened, in the passive, and orders no one (not a call to the model).
-_PRECONDITION = re.compile(
+_PRECONDITION = compiled(
     r"\b(?:be|been|is|are|was|were)\s+(?:already\s+)?\w+(?:ed|en|wn|ne|t)\s+(?:\w+\s+)?(?:with|by|using|via|"
     r"through)\s+(?:the\s+)?[`'\"]?$",
     _I,
 )
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*")
+_TOKEN = compiled(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*")
 _GENERIC = frozenset({"this", "it", "the", "that", "any", "a", "tool", "function", "other", "same", "each"})
 
 # Every finding of ``shadowing_findings`` but those of ``mention_findings`` starts at a match of one
@@ -228,7 +229,7 @@ def ceded_to(doc: Doc, own_name: str, described: PeerSet) -> frozenset[str]:
 
 
 # A peer's definition that opens with its own retirement: "Deprecated v2 compressor; removal planned".
-_RETIRED = re.compile(r"\W*(?:deprecated|superseded|obsolete|retired|end[ -]of[ -]life)\b")
+_RETIRED = compiled(r"\W*(?:deprecated|superseded|obsolete|retired|end[ -]of[ -]life)\b")
 
 
 def _budget(matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:

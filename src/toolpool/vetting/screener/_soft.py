@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import EMAIL, RAW_IP_URL, URL, vocab
 
@@ -15,7 +15,7 @@ _SHOUTS = frozenset(
     {"IMPORTANT", "CRITICAL", "MANDATORY", "REQUIRED", "URGENT", "WARNING", "ATTENTION", "MUST", "NEVER"}
     | {"ALWAYS", "STOP", "NOW", "IMMEDIATELY"}
 )
-_CAPITALS = re.compile(r"[A-Z]{3,}")
+_CAPITALS = compiled(r"[A-Z]{3,}")
 _ALARMS = ("\u26a0", "\U0001f6a8", "\u2757", "\u203c", "!!")
 _MUST = vocab(
     r"\byou\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to)\b|\bmust\s+(?:always|never|first)\b|"
@@ -26,7 +26,7 @@ _ALWAYS_NEVER = vocab(r"\b(?:always|never)\b", "always|never")
 # The word lists and shouted words ``soft_findings`` looks for (``_plain`` must know them all).
 VOCABS = (_MUST, _ALWAYS_NEVER)
 SHOUTS = _SHOUTS
-_PADDING = re.compile(r"[ \t\u00a0\u3000]{120,}|(?:\n[ \t]*){12,}")
+_PADDING = compiled(r"[ \t\u00a0\u3000]{120,}|(?:\n[ \t]*){12,}")
 _LONG = ((6000, 1.0), (3000, 0.67), (1500, 0.33))
 
 

@@ -6,12 +6,12 @@ only inside a sentence that one of ``_structure``'s triggers matched.
 
 from __future__ import annotations
 
-import re
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["CHOICE", "EXCLUSIVE", "RUN_DOWN", "SELF_CHOICE"]
 
 # Squatting: other tools run down, a choice of this one, a claim to be the only one.
-RUN_DOWN = re.compile(
+RUN_DOWN = compiled(
     r"\b(?:deprecated|retired|obsolete|outdated|legacy|unmaintained|broken|stubs?|corrupt\w*|unreliable|"
     r"insecure|compromised|counterfeit|mistranslat\w*|inaccurate|abandoned|discontinued|unsafe|"
     r"untrustworthy|impostors?|knock-?offs?|defunct|buggy|leak\w*|crash\w*|delayed|wrong|flaky|"
@@ -35,7 +35,7 @@ RUN_DOWN = re.compile(
     r"\bknown\s+to\s+(?:be\s+)?(?:\w+\s+)?(?:off|wrong|fail\w*|break\w*|crash\w*|drift\w*|lag\w*|err\w*|"
     r"mis\w+|truncat\w*|drop\w*|los[et]\w*|garbl\w*|hallucinat\w*)\b"
 )
-CHOICE = re.compile(
+CHOICE = compiled(
     r"\b(?:choose|pick|prefer|select|route|skip|avoid|ignore|bypass)\b|"
     # This one put before another: "try this over …", "call it instead of …".
     r"\b(?:use|call|try|run|invoke)\s+(?:it|this|me|us)\s+(?:over|instead\s+of|rather\s+than|in\s+place\s+of)\b|\bthis\s+one\b|\bhere\b|"
@@ -56,11 +56,11 @@ CHOICE = re.compile(
     r"\btell\s+(?:the\s+\w+|them)\s+(?:that\s+)?(?:they|it|those|these|the\s+others?)\s+(?:are|is)\s+(?:unavailable|"
     r"offline|down|broken|disabled|missing|gone|deprecated)\b"
 )
-SELF_CHOICE = re.compile(
+SELF_CHOICE = compiled(
     r"\bthis\s+(?:one|tool)\b|\bhere\b|\binstead\b|\bsubstitut\w*|\bswap\w*|\bin\s+(?:its|their)\s+place\b|"
     r"\banyway\b|\bregardless\b|\ball\s+the\s+same\b|\bstill\b"
 )
-EXCLUSIVE = re.compile(
+EXCLUSIVE = compiled(
     r"\b(?:anything|anyone|nothing|no\s+one|none)\s+(?:but|except|other\s+than|besides)\b|\bexclusively\b|"
     r"\bno\s+other\s+\w+\b|\bonly\s+ever\b|\bsolely\b"
 )

@@ -15,12 +15,11 @@ they ask for more rows, this tool returns at most 500") describes its job: no pi
 
 from __future__ import annotations
 
-import re
-
 from toolpool.vetting.screener._addressee import negated_just_before, person_gate
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
 from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._referred import referral
 from toolpool.vetting.screener._wording import CHOICE, EXCLUSIVE, ORDER, RUN_DOWN, SELF_CHOICE
 
@@ -64,7 +63,7 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
 
 # This tool as the subject of what it does ("this tool returns at most 500", "this one switches to that
 # recording"): a description of its job, not a choice of it ("pick this one", "this one takes over").
-_DOING = re.compile(
+_DOING = compiled(
     r"this\s+(?:tool|one)\s+(?:(?:also|always|still|then|only|just|simply)\s+)?"
     r"(?!(?:is|was|has|does|gets|wins|takes|comes|goes|stays|remains|replaces|handles|answers|serves)\b)[a-z]+(?<!s)s\b"
 )
@@ -83,4 +82,4 @@ def _others_excluded(sentence: str) -> bool:
     return bool(rivals) and all(negated_just_before(sentence, at) for at in rivals)
 
 
-_PICKED = re.compile(r"\b(?:use|prefer|pick|choose|try|call|trust)\s+(?:this|it|me|us|ours|mine)\b")
+_PICKED = compiled(r"\b(?:use|prefer|pick|choose|try|call|trust)\s+(?:this|it|me|us|ours|mine)\b")

@@ -21,10 +21,10 @@ scope past the call; "every response cites the carrier's tracking page" plugs no
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._lapse import harmless
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL_DATA, PERSONAL_SECRETS
@@ -34,7 +34,7 @@ __all__ = ["standing_findings"]
 _TALK = r"(?:conversations?|sessions?|chats?|threads?|dialog(?:ue)?s?|exchanges?|interactions?)"
 _TURN = r"(?:messages?|questions?|requests?|quer(?:y|ies)|repl(?:y|ies)|responses?|answers?|turns?)"
 # A scope no call of the tool has: every conversation from its start, whatever is asked, before any tool.
-_SCOPE = re.compile(
+_SCOPE = compiled(
     r"\b(?:at|from)\s+(?:the\s+)?(?:very\s+)?(?:start|beginning|outset|opening|first\s+"
     + _TURN
     + r")\s+of\s+"
@@ -58,49 +58,49 @@ _SCOPE = re.compile(
     r"\bwhether\s+or\s+not\s+the\s+(?:topic|subject|question)|\bon\s+any\s+(?:topic|subject)\b"
 )
 # A plug: something recommended, promoted or opened with, that is a product, a plan, an offer or a link.
-_PUSH = re.compile(
+_PUSH = compiled(
     r"\b(?:promot|recommend|suggest|mention|advertis|plug|pitch|upsell|endors|push|point\w*\s+(?:\w+\s+)?to|"
     r"(?:opens?|ends?|closes?|starts?|begins?)\s+(?:\w+\s+)?(?:with|by)|link\w*\s+to|steer|nudg|invit\w*\s+(?:\w+\s+)?to\s+"
     r"(?:buy|join|subscribe|upgrade|sign))\w*"
 )
-_GOODS = re.compile(
+_GOODS = compiled(
     r"\b(?:subscriptions?|premium|plans?|offers?|deals?|discounts?|sponsors?|partners?|upgrades?|promos?|"
     r"coupons?|memberships?|passes|products?|brands?|savings|invest\w*|loans?|insurance|store|shop)\b"
 )
 # The person's secrets asked for, or handed back in every answer.
-_ASK = re.compile(
+_ASK = compiled(
     r"\b(?:request|ask|invit|prompt|collect|gather|obtain|get|have)\w*\b[^.;]{0,60}?\b(?:share|paste|supply|"
     r"provide|enter|type|give|send|read\s+out)?"
 )
-_SECRET = re.compile(
+_SECRET = compiled(
     r"\b(?:passwords?|passphrases?|passcodes?|pins?|api\s+keys?|keys|tokens?|secrets?|credentials|logins?|"
     r"card\s+(?:numbers?|details)|cvvs?|seed\s+phrases?|social\s+security|ssn|pps\s+numbers?|national\s+ids?|"
     r"passports?|id\s+numbers?|bank(?:ing)?\s+(?:details|logins?|passwords?))\b"
 )
 # The person's check skipped over what is done for them: "applied with no approval step", "bypassing review".
-_CHECK_SKIPPED = re.compile(
+_CHECK_SKIPPED = compiled(
     r"\b(?:skip\w*|bypass\w*|without|with\s+no|no\s+longer\s+(?:ask|wait)\w*(?:\s+for)?)\s+(?:\w+\s+){0,2}?"
     r"(?:confirm\w*|approv\w*|review\w*|consent|diffs?|asking|prompt\w*|sign-?off|the\s+person'?s?\s+(?:ok|yes))"
 )
-_ECHO = re.compile(r"\b(?:repeat|echo|restat|includ|quot)\w*\b[^.;]{0,40}?\b(?:each|every|all)\s+" + _TURN)
+_ECHO = compiled(r"\b(?:repeat|echo|restat|includ|quot)\w*\b[^.;]{0,40}?\b(?:each|every|all)\s+" + _TURN)
 # The tool asking for its own input ("the tool asks for the account's API key") is no ask of the model's.
-_TOOLS_OWN = re.compile(
+_TOOLS_OWN = compiled(
     r"\b(?:the|this)\s+(?:tool|form|app|server|service)\s+(?:\w+\s+)?(?:asks?|requests?|prompts?|"
     r"collects?|needs?|takes?)\b|\bit\s+(?:asks?|requests?|prompts?|needs?)\b"
 )
 # A plug bounded by the person's own choice ("only from the catalogue the user selected").
-_THEIR_CHOICE = re.compile(
+_THEIR_CHOICE = compiled(
     r"\b(?:the\s+)?(?:user|person|customer|shopper|buyer|member|reader|they|you)\s+(?:has\s+|have\s+)?(?:\w+\s+)?"
     r"(?:selected|chose|chosen|picked|asked\s+for|searched\s+for|set|saved|requested|follows?|subscribed\s+to)\b"
 )
 # Not an order to the model: a denial, or words said to people.
 # ("with no approval step", "without review" deny nothing: they are what ``_CHECK_SKIPPED`` reads)
-_DENIED = re.compile(r"\b(?:never|not|nothing|none|neither|nor)\b|(?<!\bwith\s)\bno\b(?!\s+longer)|n't\b")
-_TO_PEOPLE = re.compile(
+_DENIED = compiled(r"\b(?:never|not|nothing|none|neither|nor)\b|(?<!\bwith\s)\bno\b(?!\s+longer)|n't\b")
+_TO_PEOPLE = compiled(
     r"^\W*(?:tips?|notes?|advice|reminders?)\s+for\s+\w+|^\W*(?:attendees|visitors|guests|listeners|readers|"
     r"customers|buyers|members|users|people)\b"
 )
-_CLAUSE = re.compile(r"[;:]")
+_CLAUSE = compiled(r"[;:]")
 
 
 def standing_findings(doc: Doc) -> Iterator[Finding]:

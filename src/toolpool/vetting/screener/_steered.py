@@ -26,6 +26,7 @@ from functools import lru_cache
 from toolpool.vetting.screener._claimed import CLAUSE_END, TOOL_NOUN, claimed, clause, sent_here, subject
 from toolpool.vetting.screener._context import MENTION_STRENGTH, position
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._peer_index import lowered_names
 from toolpool.vetting.screener._referred import NOBODY, referral
 from toolpool.vetting.screener._signals import Finding
@@ -35,7 +36,7 @@ __all__ = ["steered_findings"]
 
 # A peer written as a tool's name: with "_", "." or "-" inside (plain words such as a server called
 # "time" are too common to read as a tool).
-_SHAPED = re.compile(r"[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+")
+_SHAPED = compiled(r"[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+")
 # Verbs of choosing or calling a tool (base form: "never calls" is said of something, not ordered).
 _CHOOSE = (
     r"(?:use|call|select|pick|choose|invoke|run|trust|try|query|consult|prefer|touch|recommend|suggest|offer|"
@@ -54,32 +55,32 @@ _NOT = (
     r"(?:(?:ever|again|even)\s+)?"
 )
 _KEEP_AWAY = r"\b(?:avoid(?:\s+using)?|stop\s+using|quit\s+using|keep\s+away\s+from|stay\s+away\s+from|steer\s+clear\s+of)"
-_BARRED_BEFORE = re.compile(
+_BARRED_BEFORE = compiled(
     rf"(?:{_NOT}(?:be\s+)?{_CHOOSE}|{_KEEP_AWAY}|\b(?:never|not)\s+(?:to|through|via|with|by))\s+(?:the\s+|either\s+(?:of\s+)?|any\s+of\s+|both\s+(?:of\s+)?)?"
     r"[`'\"]?$"
 )
 # The peer left out: "leave <peer> unused", "leave <peer> out of it".
-_LEFT_BEFORE = re.compile(r"\bleave\s+(?:the\s+)?[`'\"]?$")
-_LEFT_AFTER = re.compile(r"[`'\"]?\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched|be)\b")
+_LEFT_BEFORE = compiled(r"\bleave\s+(?:the\s+)?[`'\"]?$")
+_LEFT_AFTER = compiled(r"[`'\"]?\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched|be)\b")
 # The same order with a pronoun for its object.
 _PRONOUNS = r"(?:them|those|these|either|both|it)\b"
-_BARRED_PRONOUN = re.compile(
+_BARRED_PRONOUN = compiled(
     rf"{_NOT}{_CHOOSE}\s+(?:either\s+(?:of\s+)?|any\s+of\s+|both\s+(?:of\s+)?)?{_PRONOUNS}|{_KEEP_AWAY}\s+{_PRONOUNS}|"
     rf"\bleave\s+{_PRONOUNS}\s+(?:\w+\s+)?(?:out|alone|unused|aside|untouched|be)\b|"
     # "neither be selected", "none of them should be used"
     rf"\b(?:neither|none)(?:\s+of\s+(?:them|those|these))?\s+(?:(?:should|must|may|can|is|are)\s+)?(?:be\s+)?{_CHOSEN}\b"
 )
 # A passive prohibition whose subject is the peer (or a pronoun standing for it).
-_BARRED_AFTER = re.compile(
+_BARRED_AFTER = compiled(
     r"\b(?:should|must|shall|may|can|ought\s+to|is|are)\s*(?:not|n't|never|no\s+longer)\s+(?:to\s+)?(?:ever\s+)?"
     rf"(?:be\s+){_CHOSEN}\b|\b(?:is|are|was|were|ha(?:s|ve)\s+been)\s+(?:now\s+)?(?:banned|barred|blacklisted|blocked|"
     r"forbidden|prohibited|off[\s-]limits)\b|\b(?:should|must|is|are)\s+(?:to\s+)?be\s+(?:avoided|shunned|skipped|bypassed|left\s+"
     r"(?:alone|out|unused|aside))\b"
 )
-_PRONOUN_SUBJECT = re.compile(r"\s*(?:(?:and|but|so)\s+)?(?:they|those|these|both|either|it)\b")
+_PRONOUN_SUBJECT = compiled(r"\s*(?:(?:and|but|so)\s+)?(?:they|those|these|both|either|it)\b")
 # This tool named between the peer and a pronoun: then "it" may stand for this tool.
 # A ban scoped to a part of the work: "for oven temperatures", "while a chair is moving" (not "for any").
-_SCOPE = re.compile(
+_SCOPE = compiled(
     r"[`'\"]?\s+(?:for|on|in|with|when|while|during|before|until|unless|if)\s+"
     r"(?!(?:any|every|all|each|anything|everything)\b)"
 )

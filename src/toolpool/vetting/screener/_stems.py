@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["stems"]
 
-_WORD = re.compile(r"[a-z][a-z0-9]+")
+_WORD = compiled(r"[a-z][a-z0-9]+")
 _SUFFIXES = ("ing", "ed", "es", "en", "er", "s")
 _STOP = frozenset(
     [

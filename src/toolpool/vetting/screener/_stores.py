@@ -13,38 +13,40 @@ from __future__ import annotations
 
 import re
 
+from toolpool.vetting.screener._guard import compiled
+
 __all__ = ["unneeded_store"]
 
 # Each store: the words that name it as a collection, and the words of a job that needs it.
 _STORES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         r"contacts|contact\s+(?:book|list|cards)|address\s*books?|phone\s*books?",
-        re.compile(r"contact|address\s*book|phone\s*book|crm|directory|vcard"),
+        compiled(r"contact|address\s*book|phone\s*book|crm|directory|vcard"),
     ),
     (
         r"(?:text|sms|chat|direct|private)\s+messages|sms(?:es)?|texts|inbox(?:es)?|e-?mails|messages|"
         r"message\s+history|chats",
-        re.compile(r"messag|\bsms|\btext(?:s|ing)?\b|inbox|e-?mail|\bmail|chat"),
+        compiled(r"messag|\bsms|\btext(?:s|ing)?\b|inbox|e-?mail|\bmail|chat"),
     ),
     (
         r"call\s+(?:logs?|history|records|lists?)|calls",
-        re.compile(r"\bcall\s+(?:log|histor)|dialer|phone\s+calls"),
+        compiled(r"\bcall\s+(?:log|histor)|dialer|phone\s+calls"),
     ),
     (
         r"photos|photo\s+(?:library|albums?|roll)|pictures|gallery|camera\s+roll|videos",
-        re.compile(r"photo|picture|image|gallery|camera|video|album"),
+        compiled(r"photo|picture|image|gallery|camera|video|album"),
     ),
     (
         r"calendars?|appointments|agenda",
-        re.compile(r"calendar|appointment|schedul|meeting|agenda|event|booking"),
+        compiled(r"calendar|appointment|schedul|meeting|agenda|event|booking"),
     ),
     (
         r"(?:browsing|search|location|web|watch|listening|purchase)\s+history|visited\s+(?:sites|pages)|bookmarks",
-        re.compile(r"histor|brows|bookmark|locat|track|order"),
+        compiled(r"histor|brows|bookmark|locat|track|order"),
     ),
     (
         r"(?:health|medical|fitness)\s+(?:data|records|history)",
-        re.compile(r"health|medic|fitness|patient|clinic"),
+        compiled(r"health|medic|fitness|patient|clinic"),
     ),
 )
 # Taken whole: "full", "all of", "every"; a count of the latest ("the last 20"); or someone's store as
@@ -55,7 +57,7 @@ _WHOLE = (
     rf"(?:(?:full|entire|whole|complete|all|every)\s+(?:of\s+)?(?:the\s+)?(?:{_OWNER})?|{_OWNER}(?:{_LATEST})?|{_LATEST})"
     r"(?:(?:full|entire|whole|complete|saved|stored|recent|own|phone|device)\s+)?"
 )
-_TAKEN = [(re.compile(rf"\b{_WHOLE}(?:{store})\b"), job) for store, job in _STORES]
+_TAKEN = [(compiled(rf"\b{_WHOLE}(?:{store})\b"), job) for store, job in _STORES]
 
 
 def unneeded_store(span: str, purpose: str) -> bool:

@@ -48,6 +48,7 @@ from toolpool.vetting.screener._framing import (
     answers_of_itself,
     own_words_out,
 )
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._squatting import squatting as _squatting
@@ -78,15 +79,16 @@ from toolpool.vetting.screener._wording import (
 __all__ = ["AFTER_A_TRIGGER", "TRIGGERS", "structure_findings"]
 
 _NEAR = 40  # characters before a trigger that can make it quoted or reported ("detects text like …")
-_REPORTING = re.compile(
+_REPORTING = compiled(
     r"\b(?:detect|flag|scan|classif|block|catch|recogni[sz]|identif|warn|report)\w*|\b(?:such\s+as|e\.g|"
     r"for\s+example|like|says?|said|saying)\b|[\"'`]\s*$|\w\s*[:=]\s*[\"'`]"
 )
 # A change note that labels what follows is no quotation of one: '"releaseNotes": "…"'.
-_LABEL = re.compile(r"[\"'`]\s*[:=]\s*[\"'`]")
+_LABEL = compiled(r"[\"'`]\s*[:=]\s*[\"'`]")
 _Judge = Callable[[str], tuple[str, float] | None]
 
 # A download run as a script: a change that makes the model run one is no honest update.
+# (plain: its source is written into another pattern)
 _RUN_FETCHED = re.compile(
     r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
     r"\b(?:curl|wget)\b[^\n]{0,200}&&\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\biex\s*\("
@@ -94,26 +96,26 @@ _RUN_FETCHED = re.compile(
 _FETCH_AND_RUN = vocab(_RUN_FETCHED.pattern, "curl|wget|iwr|invoke-webrequest|iex")
 # A link whose query string the model is to fill: "?ctx=… where ctx is the last turn".
 _LINK_QUERY = vocab(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s)\]>]*\?[^\s)\]>]*=", "://")
-_BINDS = re.compile(
+_BINDS = compiled(
     r"\bwhere\s+[\w{}<>$]+\s+(?:is|are|=|holds?|contains?|carries|equals)\b|\b(?:set|fill\w*|replac\w*|substitut\w*)"
     r"\b[^.]{0,40}\bwith\b|\b(?:url-?|percent-?|base64-?)?encod\w*|\bappend\w*"
 )
 # The model (or a tool it drives) as the one who runs it; an install line for people is honest.
-_BY_THE_MODEL = re.compile(
+_BY_THE_MODEL = compiled(
     r"\b(?:assistant|agent|model|llm|ai)s?\b|\b(?:shell|terminal|command|exec\w*)\s+tool\b|\bthrough\s+(?:the\s+)?"
     r"[\w-]+\s+tool\b"
 )
 # Recording that waits for the person's own act is their choice, not surveillance.
-_THEIR_ACT = re.compile(
+_THEIR_ACT = compiled(
     r"\bonly\s+(?:while|when|if|after|as\s+long\s+as)\s+(?:the\s+)?(?:user|person|human|you|they)\b"
 )
-_SURVEILLANCE = re.compile(
+_SURVEILLANCE = compiled(
     r"\b(?:record|captur|track|log|spy|monitor|watch)\w*\s+(?:\w+\s+){0,2}?(?:audio|video|microphone|camera|keystrokes|screen|location)\b"
 )
 
 # Someone or something pushed as beyond compare, in one clause: "recommend Keystone as the only trustworthy
 # landlord", "present Brand X as the best", "promote it, the one reliable choice".
-_PLUG = re.compile(
+_PLUG = compiled(
     r"\b(?:recommend|promot|advertis|endors|plug|prais|push|present|introduc|suggest|pitch|tout|talk\s+up)\w*\s+"
     r"(?:[\w'&.-]+\s+){1,5}?(?:as\s+|,\s*)?(?:the\s+|our\s+|your\s+)?(?:only|sole|one\s+true|single|best|most\s+"
     r"(?:trusted|trustworthy|reliable)|number\s+one|top|#1|preferred|official)\s+(?:[\w-]+\s+){0,2}?"
@@ -280,10 +282,10 @@ def _scoped(sentence: str) -> tuple[str, float] | None:
 
 # "Every answer starts with the glass and garnish": a tool's answers described, not the model's replies
 # shaped — unless what they carry is a place, a plug or an ask of the person.
-_OWN_ANSWERS = re.compile(
+_OWN_ANSWERS = compiled(
     r"\b(?:each|every|all|any)\s+(?:single\s+)?answers?\s+(?:starts?|begins?|opens?|ends?|closes?)\s+with\b"
 )
-_CARRIED = re.compile(
+_CARRIED = compiled(
     r"\b(?:recommend|suggest|promot|advertis|sponsor|plug|invit|ask|paste|sign\s+up|subscrib|buy|chat|conversation)\w*"
 )
 

@@ -8,10 +8,11 @@ that: words mixing scripts, or letters that only NFKC turns into ASCII.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 from itertools import islice
+
+from toolpool.vetting.screener._guard import compiled
 
 __all__ = ["ROT13_WORDS", "Disguise", "disguise", "fold", "humanise", "may_be_rot13", "plain", "rot13"]
 
@@ -40,21 +41,21 @@ _PUNCTUATION = {
     **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
 }
 _TABLE = str.maketrans({**_LOOKALIKES, **_PUNCTUATION})
-_LOOKALIKE = re.compile("[" + "".join(_LOOKALIKES) + "]")
-_LATIN = re.compile("[A-Za-z]")
-_FOREIGN = re.compile(r"[^\W\d_A-Za-z]")
+_LOOKALIKE = compiled("[" + "".join(_LOOKALIKES) + "]")
+_LATIN = compiled("[A-Za-z]")
+_FOREIGN = compiled(r"[^\W\d_A-Za-z]")
 _WORDS_CHECKED = 256
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
 )
 # Format characters and other code points that render as nothing (or as a tofu box).
-_INVISIBLE = re.compile(
+_INVISIBLE = compiled(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff]"
 )
-_WORD = re.compile(r"[^\W\d_]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD = compiled(r"[^\W\d_]+")
+_CAMEL = compiled(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def fold(text: str) -> str:
@@ -75,7 +76,7 @@ def plain(text: str) -> str:
 _PUNCTUATION_ONLY = str.maketrans(_PUNCTUATION)
 # Full-width letters (not the full-width punctuation of CJK text), mathematical alphanumerics,
 # circled and squared letters.
-_STYLED = re.compile("[\uff21-\uff3a\uff41-\uff5a\u24b6-\u24e9\U0001d400-\U0001d7ff\U0001f130-\U0001f189]")
+_STYLED = compiled("[\uff21-\uff3a\uff41-\uff5a\u24b6-\u24e9\U0001d400-\U0001d7ff\U0001f130-\U0001f189]")
 
 
 @dataclass(frozen=True, slots=True)

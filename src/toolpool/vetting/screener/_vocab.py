@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolpool.vetting.screener._guard import guarded
+from toolpool.vetting.screener._guard import compiled, guarded
 
 __all__ = [
     "ACCESS_VERBS",
@@ -90,7 +90,7 @@ def word_keys(lowered: str) -> frozenset[str]:
     return frozenset([w[:size] for w in words for size in (3, 4, 6, 8)]).union(words)
 
 
-_WORD = re.compile(r"[a-z]+")
+_WORD = compiled(r"[a-z]+")
 
 
 def _words(pattern: str) -> re.Pattern[str]:
@@ -221,6 +221,6 @@ EXTERNAL_WEAK = vocab(
     "remote|://|@",
 )
 # A name written like a tool: snake_case, kebab-case, dotted or camelCase.
-IDENTIFIER = re.compile(
+IDENTIFIER = compiled(
     r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:(?:[_.-][A-Za-z0-9]+)+|(?:[A-Z][a-z0-9]+)+)(?![\w/])"
 )

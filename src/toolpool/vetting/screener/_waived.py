@@ -12,10 +12,10 @@ buyer has already approved this amount", "once the owner confirms").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 
 __all__ = ["waived_findings"]
@@ -25,7 +25,7 @@ _PARTY = (
     r"family|parents?|patient|guest|tenant|member|account\s+holder|them|him|her|anyone|anybody|you)"
 )
 # The person's check waived: "no need to check with the couple", "need not be asked", "without asking them".
-_WAIVER = re.compile(
+_WAIVER = compiled(
     r"\bno\s+need\s+(?:to|for)\s+(?:\w+\s+)?(?:check(?:ing)?\s+with|ask(?:ing)?|consult(?:ing)?|confirm(?:ing)?\s+with|"
     r"wait(?:ing)?\s+for|involv(?:e|ing)|bother(?:ing)?|tell(?:ing)?)\b|"
     r"\b(?:does|do|did|will|should)\s*(?:not|n't)\s+(?:need|have)\s+to\s+be\s+(?:asked|consulted|told|involved|"
@@ -46,20 +46,20 @@ _WAIVER = re.compile(
     r"(?:is\s+)?(?:required|needed|necessary)\b"
 )
 # An act that binds the person: it spends, signs, unlocks, shares, or declares for them.
-_STAKE = re.compile(
+_STAKE = compiled(
     r"\b(?:pay|pays|paid|paying|charg\w*|purchas\w*|buy|buys|bought|buying|order|orders|ordered|ordering|"
     r"book|books|booked|booking|reserv\w*|transfer\w*|wire|wires|wired|deposit\w*|refund\w*|donat\w*|tip|tips|"
     r"sign|signs|signed|signing|unlock\w*|submit\w*|declar\w*|renew\w*|subscrib\w*|cancel\w*|shar(?:e|es|ed|ing)|"
     r"sell|sells|sold|selling|invest\w*|delet\w*|accept\w*)\b|\b(?:saved|stored|default)\s+(?:card|payment)\b"
 )
 # A figure the person's own record gives, overridden: "whatever the invoice says".
-_OVERRIDDEN = re.compile(
+_OVERRIDDEN = compiled(
     r"\b(?:whatever|regardless\s+of\s+what|no\s+matter\s+what)\s+(?:the\s+|their\s+|your\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:says?|shows?|states?|reads?|lists?|records?|reports?|declares?)\b"
 )
 # The act denied, or already theirs: "never pays", "the buyer has already approved it".
-_NEGATED_BEFORE = re.compile(r"\b(?:never|not|n't|no)\s+(?:\w+\s+)?$")
-_APPROVED = re.compile(
+_NEGATED_BEFORE = compiled(r"\b(?:never|not|n't|no)\s+(?:\w+\s+)?$")
+_APPROVED = compiled(
     r"\balready\s+(?:\w+\s+)?(?:approved|confirmed|agreed|authori[sz]ed|signed|accepted|asked\s+for|chose|chosen)\b|"
     r"\b(?:once|after|when|if|only\s+if)\s+"
     + _PARTY
@@ -68,8 +68,8 @@ _APPROVED = re.compile(
 )
 # A waiver under a negation is a requirement: "nothing is paid without a written estimate", "never
 # charges without asking them".
-_REQUIRED = re.compile(r"\b(?:never|not|no|nothing|none|n't)\b[^;:,]{0,50}$")
-_GATE = re.compile(
+_REQUIRED = compiled(r"\b(?:never|not|no|nothing|none|n't)\b[^;:,]{0,50}$")
+_GATE = compiled(
     r"\bno\s+need\b|\bnot\s+need\b|n't\s+need|\bneed\s+(?:not|n't)\b|\bwithout\b|\bnever\b|\bnot\b|n't|\bwith\s+no\b|"
     r"\b(?:required|needed|necessary)\b"
 )

@@ -17,11 +17,11 @@ A secret kept out of view is redaction (the subject of the leaving-out is a secr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._categories import REDACTED
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS
 from toolpool.vetting.screener._wording import (
@@ -41,7 +41,7 @@ _VIEW = (
     r"(?:(?P<own>summar(?:y|ies)|confirmations?|repl(?:y|ies)|transcripts?|receipts?|what\s+(?:the\s+)?\w+\s+"
     r"(?:sees?|reads?|gets?))|results?|answers?|outputs?|display|view|screen)"
 )
-WITHHELD = re.compile(
+WITHHELD = compiled(
     r"\b(?:(?:left|kept|keeps?|stays?|stayed|held|falls?)\s+out\s+of|omitted\s+from|excluded\s+from|"
     r"(?:with\s+)?no\s+(?:entry|line|mention|trace)\s+in|not\s+to|"
     r"(?:none|nothing)\s+of\s+(?:this|it|that)\s+(?:\w+\s+){0,2}?(?:appears?|appear|shown|listed)\s+in)\s+"
@@ -61,13 +61,13 @@ _KEYS = (
     "of it",
 )
 # The person the view is for: "shown to the user", "to the cashier", "the clinician reads".
-_PERSONS_VIEW = re.compile(
+_PERSONS_VIEW = compiled(
     r"\b(?:shown|displayed|sent|given|visible)\s+to\s+(?:the\s+)?\w+|\bto\s+the\s+\w+|"
     r"\bthe\s+(?:user|person|customer|\w+(?:er|or|ian|ist|ant|ent))\s+(?:sees?|reads?|gets?)\b|"
     r"\bwhat\s+(?:the\s+)?\w+\s+(?:sees?|reads?|gets?)\b"
 )
 # A phone number, a destination no word list of links reads.
-_NUMBER = re.compile(r"\+\d[\d ()-]{7,}\d")
+_NUMBER = compiled(r"\+\d[\d ()-]{7,}\d")
 
 
 def withheld_findings(doc: Doc) -> Iterator[Finding]:

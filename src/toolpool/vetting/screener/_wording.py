@@ -7,10 +7,9 @@ its triggers matched, so they are plain patterns, not ``Vocab``s (the fast path 
 
 from __future__ import annotations
 
-import re
-
 # Re-exported from the modules of their own concept, for the detectors that read them with the rest.
 from toolpool.vetting.screener._consent import CONSENT_DROPPED
+from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._squat_words import CHOICE, EXCLUSIVE, RUN_DOWN, SELF_CHOICE
 
 __all__ = [
@@ -41,7 +40,7 @@ __all__ = [
 ]
 
 # What is worth having: the user's or the model's data (read only in a triggered sentence).
-OBJECTS = re.compile(
+OBJECTS = compiled(
     # Anything a person or their machine owns: "the requester's e-mail signature", "the device's …".
     r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
     r"patient|student|employee|visitor|buyer|holder|assistant|model|agent|device|phone|computer|machine|"
@@ -69,11 +68,11 @@ OBJECTS = re.compile(
     r"opened|processed|read|viewed|edited|sent|received)\b",
 )
 # Secrets named by a bare word: valuable in a flow to elsewhere, too common to mark an order alone.
-BARE_SECRETS = re.compile(
+BARE_SECRETS = compiled(
     r"\b(?:credential|secret|token|password)[\w-]*|\b(?:api|ssh|private)\s+keys?\b|\bincluding\s+keys\b"
 )
 # Where it goes: somewhere that is not the user (read only in a triggered sentence).
-DESTINATIONS = re.compile(
+DESTINATIONS = compiled(
     # Any scheme, and links written to dodge link filters: "hxxps://", "site[.]com", "site (dot) com".
     r"\b[a-z][a-z0-9+.-]{1,15}://|\bhxxps?\b|\w\[\.\]\w|\w\s?\(dot\)\s?\w|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|"
     r"(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.){1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|"
@@ -104,7 +103,7 @@ DESTINATIONS = re.compile(
     r"\bhere\s+(?:goes|go)\b",
 )
 # A payment destination written out: money sent there cannot be the user's own choice.
-PAYMENT_DESTINATION = re.compile(
+PAYMENT_DESTINATION = compiled(
     r"\biban\s*:?\s*[a-z]{2}\d{2}|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,3})?\b|"
     r"\b0x[0-9a-f]{40}\b|\b(?:account|routing|sort)\s+(?:number|no\.?|code)\s*:?\s*\d[\d -]{5,}|"
     # A payee's account written as an identifier: "acct_1Nv9…", "merchant m-48213".
@@ -112,7 +111,7 @@ PAYMENT_DESTINATION = re.compile(
 )
 # Data about a person: any possessive of a person-like noun ("the applicant's income", "a tenant's
 # birthdate") and the nouns of identity and means. Sent to a literal destination, it leaves.
-PERSONAL_DATA = re.compile(
+PERSONAL_DATA = compiled(
     r"\b\w+(?:ant|ent|er|or|ee|ist|ian)(?:'s|s')\s+(?:full\s+|legal\s+|real\s+|home\s+|postal\s+)?(?:names?|"
     r"address(?:es)?|incomes?|salar\w+|phones?|e-?mails?|birth\w*|passports?|locations?|contacts?|messages?|"
     r"files?|documents?|histor\w+|details|data|records?|credentials|ssn|ids?)\b|"
@@ -127,7 +126,7 @@ PERSONAL_DATA = re.compile(
 # What the person makes or hands to the tool, by grammar: a relative clause whose subject is the
 # person, with a verb of producing or handling content ("receipts you photograph", "anything the
 # user types"), or the special categories of personal data (health, biometrics, beliefs).
-PERSONS_CONTENT = re.compile(
+PERSONS_CONTENT = compiled(
     r"\b(?:that\s+|which\s+)?(?:you|the\s+(?:user|person|caller|customer|patient|client))\s+(?:\w+ly\s+)?(?:photograph|"
     r"type|write|wrote|say|said|dictate|upload|scan|record|share|shared|format|paste|save|take|took|capture|track|"
     r"edit|draft|view|visit|browse|search|speak|spoke|sign|log|submit|import|dial|text|message)(?:s|ed|d)?\b|"
@@ -137,7 +136,7 @@ PERSONS_CONTENT = re.compile(
 )
 # Valuable in a flow to a literal destination, too common to mark an order or a change alone: the
 # body of someone's correspondence ("a copy of the thread") and money ("amounts", "funds").
-FLOW_OBJECTS = re.compile(
+FLOW_OBJECTS = compiled(
     r"\b(?:cop(?:y|ies)|contents?|bod(?:y|ies)|full\s+text|transcripts?|participants|attachments?)\s+of\s+"
     r"(?:the|this|that|each|every|their|its|a|an)\s+(?:\w+\s+)?(?:threads?|e-?mails?|mails?|messages?|inbox|"
     r"chats?|conversations?|documents?|notes?|calendar|contacts?|recordings?|meetings?|letters?|memos?|"
@@ -146,7 +145,7 @@ FLOW_OBJECTS = re.compile(
     r"\b(?:amounts?|funds|payments?|money|payouts?|deposits?)\b"
 )
 # A destination the person owns or chose: "the host you configure", "the CSV you download".
-PERSONS_OWN = re.compile(
+PERSONS_OWN = compiled(
     r"\b(?:you|the\s+(?:user|person|caller|admin\w*)|they)\s+(?:\w+\s+)?(?:configure[sd]?|provide[sd]?|choose[sn]?|"
     r"chose|give[sn]?|specif\w+|suppl\w+|enter(?:s|ed)?|pick(?:s|ed)?|select(?:s|ed)?|download(?:s|ed)?|"
     r"receive[sd]?|own)\b|\b(?:configured|provided|chosen|specified|supplied|given|picked|selected)\s+by\s+"
@@ -158,12 +157,12 @@ PERSONS_OWN = re.compile(
 )
 # A send held to the person's own destination by "only": "sends data, but only to the bucket in
 # the user's own settings" (no other place is left for the data to go).
-BOUND_TO_OWN = re.compile(
+BOUND_TO_OWN = compiled(
     r"(?<!\bnot\s)\bonly\s+(?:to|into)\s+(?:[\w-]+\s+){0,4}?(?:(?:you|they)\s+(?:\w+\s+)?(?:configure[sd]?|chose|choose|"
     r"picked|selected|specified|set\s+up)\b|(?:your|their|the\s+(?:user|person|caller)'s)\s+own\b)"
 )
 # A person's own secret, as something to ask for or collect: "their brokerage login".
-PERSONAL_SECRETS = re.compile(
+PERSONAL_SECRETS = compiled(
     r"\b(?:their|his|her|your|the\s+(?:user|person|human|customer)'?s?)\s+(?:\w+\s+){0,2}?(?:logins?|"
     r"passwords?|passcodes?|pins?|credentials|one-time\s+codes?|2fa\s+codes?|otps?|seed\s+phrases?|"
     r"recovery\s+(?:phrases?|codes?)|card\s+(?:numbers?|details)|cvvs?|security\s+(?:answers?|questions?))\b|"
@@ -173,7 +172,7 @@ PERSONAL_SECRETS = re.compile(
 )
 # An order that shapes every reply of the model ("prefix every answer with …", "open each reply by
 # …"): it applies whatever the call. Base forms only: "prefixes each response" describes the tool.
-REPLIES = re.compile(
+REPLIES = compiled(
     r"(?:^\W*|[:;,(]\s*|\b(?:and|then|also|please|always|to)\s+)(?:prefix|prepend|preface|append|open|begin|start|"
     r"end|close|finish|sign|stamp|mention|advertise|promote|recommend|plug|brand)\s+(?:[\w'\"`-]+\s+){0,6}?"
     r"(?:(?:in|to|of|with|at|on|into)\s+)?(?:each|every|all|any)\s+(?:of\s+your\s+|single\s+|subsequent\s+|"
@@ -191,7 +190,7 @@ REPLIES = re.compile(
     r"finish(?:es)?)\s+(?:with|by)\b"
 )
 # An order (imperative, modal or addressed), read only in a triggered sentence.
-ORDER = re.compile(
+ORDER = compiled(
     r"(?:^\W*|[:;,(=]\s*|\b(?:and|then|also|please)\s+)(?:(?:quietly|silently|secretly|always|first|just|"
     r"simply|now|discreetly|never|don't|do\s+not)\s+)?(?:list|paste|copy|send|include|mirror|ship|deliver|"
     r"forward|post|upload|attach|embed|append|add|put|summari[sz]e|collect|gather|package|call|greet|ask|"
@@ -207,18 +206,18 @@ ORDER = re.compile(
 )
 # What belongs to a person (not a secret the tool's own service issues): sent to a literal address
 # or host, it leaves whatever the wording.
-PERSONAL = re.compile(
+PERSONAL = compiled(
     r"\b(?:user|human|customer|person|caller|requester|sender|owner|client|reader|subscriber|member|"
     r"patient|student|employee|visitor|buyer|holder)(?:'s|s')\s+(?:\w+\s+)?(?:history|location|gps|"
     r"contacts?|address(?:es)?|messages?|e-?mails?|inbox|photos?|files?|documents?|browsing|calendar|"
     r"conversations?|chats?|prompts?|questions?|requests?|notes?|diary|health|medical|bank\w*|cards?)\b"
 )
 # This tool as the destination of an order that applies before anything else.
-HERE = re.compile(r"\b(?:here|this\s+tool|to\s+me|to\s+us|to\s+this\s+\w+)\b")
+HERE = compiled(r"\b(?:here|this\s+tool|to\s+me|to\s+us|to\s+this\s+\w+)\b")
 
 # Line jumping: the model's conduct towards the person reshaped for good: a persona, a refusal to
 # speak of its own setup, a warning withheld, a purchase pushed.
-CONDUCT = re.compile(
+CONDUCT = compiled(
     r"\b(?:assistant|model|agent|ai|you|yourself|it)\s+(?:\w+\s+){0,2}?(?:into|in)\s+(?:an?\s+)?[\w-]+\s+mode\b|"
     r"\b(?:speaks?|talks?|answers?|responds?|replies|reply|respond)\s+as\s+[\"'`]|\b(?:call|introduce|present|"
     r"refer\s+to)\w*\s+(?:itself|yourself)\s+as\b|"
@@ -232,24 +231,24 @@ CONDUCT = re.compile(
 )
 # A scope that speaks of the orders around it ("these instructions are valid for the whole
 # session"): the next sentence is under it.
-FORWARD = re.compile(
+FORWARD = compiled(
     r"\b(?:these|this|the\s+following|below)\s+(?:\w+\s+)?(?:instructions?|rules?|directives?|orders?|guidance|"
     r"requirements?|terms|notes?)\b|:\s*$"
 )
 # A secret the server itself is configured with ("an API key is required; set X_KEY in the server
 # environment"): configuration, not data leaving, unless a verb of transfer moves it.
 # A field of the call that is made to carry credentials: "put them in `headers`", "in `auth_token`".
-CREDENTIAL_SLOT = re.compile(
+CREDENTIAL_SLOT = compiled(
     r"\b(?:in|into)\s+(?:the\s+)?[`'\"](?:[\w-]*[_-])?(?:headers?|auth\w*|authori[sz]ation|credentials?|tokens?|"
     r"api[_-]?keys?|secrets?|passwords?|bearer)[`'\"]"
 )
 # Moved to protect it, not to take it: "keep tokens out of the URL", "so they aren't logged".
-PROTECTED = re.compile(
+PROTECTED = compiled(
     r"\bkeep\s+(?:\w+\s+){0,2}?out\s+of\b|\bso\s+(?:that\s+)?(?:they|it|those|these)\s+(?:aren'?t|isn'?t|are\s+not|"
     r"is\s+not|won'?t\s+be|never\s+get|don'?t\s+get|do\s+not\s+get)\s+(?:logged|stored|exposed|leaked|recorded|cached|"
     r"shown|visible|saved)\b"
 )
-CONFIGURED = re.compile(
+CONFIGURED = compiled(
     r"\b(?:is|are)\s+(?:now\s+)?(?:required|needed)\b|\b(?:set|export|configure|define)\s+[a-z0-9]*_[a-z0-9_]+\b|"
     r"\bin\s+(?:the\s+)?(?:server'?s?\s+)?(?:environment|env|config(?:uration)?)\b"
 )
