@@ -16,7 +16,8 @@ of per-tool ratios. The load average is printed before and after.
 
 ``--profile`` runs one pass of this tree under cProfile instead and prints the top entries.
 ``--guard-all`` measures this tree with every pattern the screener compiles at import guarded
-(``_guard``), not only the word lists: what that change would give (an experiment; RESULTS.md §4bc).
+(``_guard``): the experiment of RESULTS.md §4bc, done in §4bj (``_guard.compiled``), so it now adds
+only the few patterns left plain on purpose.
 """
 
 from __future__ import annotations
