@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from toolpool.upstream import PublishedTool
 from toolpool.vetting import Verdict
 from toolpool.vetting.screener import SIGNALS, RuleScreener
+from toolpool.vetting.screener._signals import Finding, score
 
 SCREENER = RuleScreener()
 LEXICAL = RuleScreener(lexical=True)  # the learned model beside the rules (issue 18)
@@ -125,3 +126,15 @@ def test_r5_hostile_schemas_are_screened_in_bounded_time() -> None:
         began = time.perf_counter()
         check(SCREENER.screen_tool(PublishedTool("t", "x", schema)))
         assert time.perf_counter() - began < 5.0
+
+
+def test_a_reason_with_many_kinds_keeps_its_detail_short_and_well_formed() -> None:
+    # Found by the property above: five kinds of a conduct finding made a 67-character detail.
+    kinds = "unaware person, addressed elsewhere, stealth, valuable, destination"
+    total, reasons = score([Finding("conduct", "annotations[0]", 1.0, kinds)], "tool")
+    assert total >= 1.0
+    assert reasons == (
+        "addresses the model with an order beyond this tool's own call "
+        "(unaware person, addressed elsewhere, stealth, valuable +1) in annotations[0]",
+    )
+    check(Verdict(drop=True, score=total, reasons=reasons))

@@ -225,8 +225,24 @@ def score(findings: Iterable[Finding], mode: Mode) -> tuple[float, tuple[str, ..
 def _reason(signal: str, finding: Finding, count: int) -> str:
     label = SIGNALS[signal].label
     if finding.detail:
-        label = f"{label} ({finding.detail})"
+        label = f"{label} ({_shown(finding.detail)})"
     if finding.strength <= MENTION_STRENGTH and SIGNALS[signal].group == "hard":
         label = f"{label}, quoted or as an example"
     more = f" (+{count - 1} more places)" if count > 1 else ""
     return f"{label} in {finding.where}{more}"
+
+
+_MAX_DETAIL = 64  # a reason's detail: a few words of local vocabulary, or one identifier
+
+
+def _shown(detail: str) -> str:
+    """``detail`` within ``_MAX_DETAIL`` characters: its first comma-separated items and "+N" for the rest
+    ("unaware person, addressed elsewhere, stealth +2")."""
+    if len(detail) <= _MAX_DETAIL:
+        return detail
+    items = detail.split(", ")
+    for kept in range(len(items) - 1, 0, -1):
+        shown = f"{', '.join(items[:kept])} +{len(items) - kept}"
+        if len(shown) <= _MAX_DETAIL:
+            return shown
+    return detail[:_MAX_DETAIL]
