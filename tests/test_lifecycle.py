@@ -27,7 +27,7 @@ from tests.helpers import (
     write_config,
     write_spec,
 )
-from tests.upstream.reaping_helpers import escape_marker, open_fds, processes_with
+from tests.upstream.reaping_helpers import escape_marker, open_fds, opened_since, processes_with
 from tests.upstream.sandbox_helpers import artist_config, reported, wait_gone
 from toolpool import Pool, Ticket
 from toolpool.demo import serve_demo_http
@@ -225,7 +225,7 @@ async def test_r13_closing_the_pool_reaps_a_grandchild_that_escaped_with_setsid_
                 await pool.connect("artist")
                 escapee = await _escape(pool, marker)
         assert process_state(escapee) is None  # gone and reaped: no orphan, no zombie
-    assert open_fds() == fds
+    assert opened_since(fds) == {}
 
 
 async def test_r13_disconnecting_reaps_a_grandchild_that_escaped_with_setsid(tmp_path: Path) -> None:
@@ -237,7 +237,7 @@ async def test_r13_disconnecting_reaps_a_grandchild_that_escaped_with_setsid(tmp
             escapee = await _escape(pool, marker)
             await pool.disconnect("artist")
             assert process_state(escapee) is None
-    assert open_fds() == fds  # the store's files, opened by the first call, close with the pool
+    assert opened_since(fds) == {}  # the store's files, opened by the first call, close with the pool
 
 
 async def test_r13_a_server_that_crashes_by_itself_leaves_no_escaped_grandchild(tmp_path: Path) -> None:
@@ -253,5 +253,5 @@ async def test_r13_a_server_that_crashes_by_itself_leaves_no_escaped_grandchild(
             for child in children_of_this_process() - before:
                 await wait_gone(child)  # the connection's teardown, which the event does not await
             assert process_state(escapee) is None
-    assert open_fds() == fds
+    assert opened_since(fds) == {}
     assert crashed.code == "mcp_connection_lost"

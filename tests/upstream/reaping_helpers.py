@@ -25,9 +25,21 @@ def processes_with(marker: str) -> set[int]:
     return found
 
 
-def open_fds() -> int:
-    """How many file descriptors this process holds."""
-    return len(os.listdir("/proc/self/fd"))
+def open_fds() -> dict[int, str]:
+    """The file descriptors this process holds, each with what it points at."""
+    held: dict[int, str] = {}
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            held[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+        except OSError:  # closed meanwhile (the listing's own descriptor, another thread's file)
+            continue
+    return held
+
+
+def opened_since(before: dict[int, str]) -> dict[int, str]:
+    """The descriptors held now that were not held (or pointed elsewhere) at ``before``: what a test
+    leaked. One that something else closed meanwhile (an earlier test's file, collected) is no leak."""
+    return {fd: target for fd, target in open_fds().items() if before.get(fd) != target}
 
 
 @contextmanager
