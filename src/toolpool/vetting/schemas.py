@@ -96,7 +96,10 @@ class CompiledSchema:
                 return bool(self._fast.is_valid(instance))
             except (TypeError, ValueError):  # not plain JSON: let the reference decide
                 pass
-        return bool(self._validator.is_valid(instance))
+        try:
+            return bool(self._validator.is_valid(instance))
+        except ArithmeticError:  # jsonschema's multipleOf on an infinite number: refused, not raised
+            return False
 
     def problems(self, instance: object, limit: int = 3) -> list[str]:
         """Up to ``limit`` local descriptions of why ``instance`` does not validate.
@@ -118,11 +121,14 @@ class CompiledSchema:
         return await anyio.to_thread.run_sync(self._messages, instance, limit, abandon_on_cancel=True)
 
     def _messages(self, instance: object, limit: int) -> list[str]:
-        """The reference validator's findings; empty if it finds the instance valid."""
-        return [
-            f"at {_pointer(error.absolute_path)}: {error.message}"[:_MESSAGE_MAX]
-            for error in islice(self._validator.iter_errors(instance), limit)
-        ]
+        """The reference validator's findings; empty if it finds the instance valid (or cannot say)."""
+        try:
+            return [
+                f"at {_pointer(error.absolute_path)}: {error.message}"[:_MESSAGE_MAX]
+                for error in islice(self._validator.iter_errors(instance), limit)
+            ]
+        except ArithmeticError:  # multipleOf on an infinite number (jsonschema raises OverflowError)
+            return []
 
 
 def compile_schema(schema: object, limits: SchemaLimits) -> CompiledSchema:
