@@ -4,9 +4,10 @@ with the entries that motivated a rule."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
-__all__ = ["batch_text"]
+__all__ = ["batch_text", "shared_words"]
 
 _DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
@@ -21,3 +22,12 @@ def batch_text(*ids: str) -> str:
                 texts.append(json.dumps({k: row[k] for k in ("name", "description", "inputSchema", "peers")}))
     assert len(texts) == len(ids)
     return " ".join(texts).replace("_", " ")
+
+
+def shared_words(cases: Iterable[str], ids: Iterable[str], structure: Collection[str]) -> dict[str, str]:
+    """Each content word (``test_screener_structure.content_words``) that a case shares with the entries
+    ``ids``, beside the case, words of ``structure`` aside: empty when the cases are true paraphrases."""
+    from tests.vetting.test_screener_structure import content_words
+
+    motivating = content_words(batch_text(*ids))
+    return {word: case for case in cases for word in (content_words(case) - set(structure)) & motivating}

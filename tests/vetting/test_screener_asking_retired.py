@@ -19,8 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.vetting.batch_text import batch_text
-from tests.vetting.test_screener_structure import content_words
+from tests.vetting.batch_text import shared_words
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 
@@ -138,13 +137,7 @@ def test_the_poisoned_cases_share_no_content_word_with_the_entries_that_motivate
         "where",
         "among",
     }
-    motivating = content_words(batch_text(*_MOTIVATING))
-    shared = {
-        word: description
-        for _, description in _POISONED
-        for word in (content_words(description) - structure) & motivating
-    }
-    assert shared == {}
+    assert shared_words((description for _, description in _POISONED), _MOTIVATING, structure) == {}
 
 
 # A scope that cannot hurt frees a removal ("the confirmation was retired; erased items are refundable"),

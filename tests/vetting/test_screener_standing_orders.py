@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.vetting.batch_text import batch_text
-from tests.vetting.test_screener_structure import content_words
+from tests.vetting.batch_text import shared_words
 from toolpool.upstream import PublishedTool
 from toolpool.vetting.screener import RuleScreener
 
@@ -201,13 +200,6 @@ def test_a_check_skipped_under_a_standing_scope_but_denied_or_harmless_passes(
 
 def test_the_poisoned_cases_share_no_content_word_with_the_entries_that_motivated_them() -> None:
     structure = {"tool", "is", "be", "to", "the", "each", "any", "before", "every", "other", "their", "them"}
-    motivating = content_words(batch_text(*_MOTIVATING))
-    shared = {
-        word: description
-        for _, description in _POISONED
-        for word in (content_words(description) - structure) & motivating
-    }
-    assert shared == {}
-    skipped = content_words(batch_text("ae_mal_16", "ae_mal_13"))
-    cases = [description for _, description, poisoned in _CHECK_SKIPPED if poisoned]
-    assert {word for case in cases for word in (content_words(case) - structure) & skipped} == set()
+    assert shared_words((description for _, description in _POISONED), _MOTIVATING, structure) == {}
+    skipped = [description for _, description, poisoned in _CHECK_SKIPPED if poisoned]
+    assert shared_words(skipped, ("ae_mal_16", "ae_mal_13"), structure) == {}
