@@ -11,8 +11,8 @@ carried into the replies, the person's secrets asked for, their check skipped.
 
 The probes are in six other languages of the lexicon, each beside an honest twin (the scope denied, a
 link the tool's own answer cites, the person's own ask, a change applied only after their
-confirmation). They were committed before the reading, as strict xfails where the rules were wrong;
-RESULTS.md §4bl gives how many were right. None shares a word with the motivating entries.
+confirmation). They were committed before the reading, as strict xfails where the rules were wrong
+(RESULTS.md §4bl). None shares a word with the motivating entries.
 """
 
 from __future__ import annotations
@@ -94,17 +94,8 @@ _HONEST = [
     ),
 ]
 
-# Wrong at first run (committed before the reading): every poisoned probe, and the French honest twin,
-# which the rules dropped as line jumping ("jamais", never, read as an order).
-_WRONG_AT_FIRST = {
-    "currency_convert",
-    "size_convert",
-    "tip_calc",
-    "sql_format",
-    "unit_convert",
-    "weather_now",
-}
-_HONEST_WRONG_AT_FIRST = {"unit_convert"}
+# At first run (committed before the reading, as strict xfails): 0 of 6 poisoned dropped; 5 of 6 honest
+# passed (the French twin was dropped as line jumping: "jamais", never, read as an order).
 
 
 def _dropped(name: str, description: str) -> bool:
@@ -113,17 +104,12 @@ def _dropped(name: str, description: str) -> bool:
     return SCREENER.screen_tool(tool, frozenset()).drop
 
 
-def _marked(rows: list[tuple[str, str]], wrong: set[str]) -> list[Any]:
-    mark = pytest.mark.xfail(strict=True, reason="wrong at first run; §4bl's reading")
-    return [pytest.param(name, text, marks=mark) if name in wrong else (name, text) for name, text in rows]
-
-
-@pytest.mark.parametrize(("name", "description"), _marked(_POISONED, _WRONG_AT_FIRST))
+@pytest.mark.parametrize(("name", "description"), _POISONED)
 def test_a_standing_order_in_another_language_is_dropped(name: str, description: str) -> None:
     assert _dropped(name, description)
 
 
-@pytest.mark.parametrize(("name", "description"), _marked(_HONEST, _HONEST_WRONG_AT_FIRST))
+@pytest.mark.parametrize(("name", "description"), _HONEST)
 def test_the_same_scope_denied_cited_or_asked_by_the_person_passes(name: str, description: str) -> None:
     assert not _dropped(name, description)
 

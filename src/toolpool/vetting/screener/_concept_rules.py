@@ -165,7 +165,8 @@ def _classes(
     denied_peer = peer and "CALL" in found and _peer_clause(sentence, names, patterns, ("NOT", "NOLONGER"))
     if others and ((claim and _run_down(found, order, denied_peer)) or _conceded(found, own in words)):
         yield "squatting"
-    if _line_jumping(found, order, place) and not _call_denied(sentence, found, place, patterns):
+    standing = _standing(sentence, found, place, patterns)
+    if (standing or _line_jumping(found, place)) and not _call_denied(sentence, found, place, patterns):
         yield "line_jumping"
     if "FROMNOW" in found:
         # From a version on, done without asking, or the asking removed (and nothing denied: "… never
@@ -325,13 +326,32 @@ def _conceded(found: frozenset[str], mine: bool) -> bool:
     return "EVEN" in found and "USER" in found and (mine or "ONLY" in found) and "NOT" not in found
 
 
-def _line_jumping(found: frozenset[str], order: bool, place: bool) -> bool:
+def _line_jumping(found: frozenset[str], place: bool) -> bool:
     """Before every other tool; or at the start of (or before) the conversation or a reply, an act
-    towards the person (tell, send, call, a link) — the model's turn taken over, not this call's."""
+    towards the person (tell, send, call, a link) — the model's turn taken over, not this call's.
+    A "never" alone orders no turn: "in every conversation the tool never asks for a password" is a
+    promise about this tool (in French "ne … jamais" even carries a NOT)."""
     if "BEFORE" in found and "EVERY" in found and "OTHER" in found and found & {"TOOL", "CALL"}:
         return True
     if not (found & {"CONVERSATION", "REPLY"} and (found & {"TELL", "SEND", "CALL"} or place)):
         return False
     if found & {"START", "BEFORE"} and (found & {"EVERY", "USER"} or place):
         return True
-    return order and bool(found & {"START", "EVERY"})
+    return bool(found & (_ORDER - {"NEVER"})) and bool(found & {"START", "EVERY"})
+
+
+def _standing(
+    sentence: str, found: frozenset[str], place: bool, patterns: Sequence[dict[str, re.Pattern[str]]]
+) -> bool:
+    """§4bf's standing order, which needs no order word: a scope that no call has (every conversation)
+    over an act that serves someone else: a link carried into the replies, the person's secrets asked
+    for or repeated, their confirmation done without. Denied it is none ("links are never added"); a
+    NOT beside EVEN is a concession's ("even when the tool is not used"), not the act's denial."""
+    if not ("EVERY" in found and "CONVERSATION" in found):
+        return False
+    plug = place and "REPLY" in found
+    secrets = "SECRET" in found and bool(found & {"TELL", "REPLY"})
+    unchecked = "WITHOUT" in found and "CONFIRM" in found
+    if not (plug or secrets or unchecked):
+        return False
+    return "NEVER" not in found and ("EVEN" in found or not _denied(sentence, patterns))

@@ -21,11 +21,12 @@ from toolpool.vetting.screener._vocab import ANY_PATH, CONVERSATION, SECRETS
 
 __all__ = ["PLACE", "input_drop_findings"]
 
-# A link, an address or a host (the literal places of ``_wording.DESTINATIONS``).
+# A link, an address or a host (the literal places of ``_wording.DESTINATIONS``), a host under a name
+# reserved for examples too ("shop.example", RFC 2606): it is written as a host, and read as one.
 PLACE = compiled(
     r"\b[a-z][a-z0-9+.-]{1,15}://|[\w.+-]{1,64}@[a-z0-9-]{1,63}\.[a-z]{2,24}\b|(?<![\w@/.-])(?:[a-z0-9-]{1,63}\.)"
     r"{1,6}(?:com|net|org|io|dev|app|co|ai|xyz|site|sh|me|cloud|info|biz|ru|cn|tk|top|link|live|online|tech|cc|"
-    r"to|ly|gg|ws|pw|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu)\b(?![\w-])"
+    r"to|ly|gg|ws|pw|de|uk|fr|nl|us|ca|au|jp|kr|br|es|eu|example|invalid)\b(?![\w-])"
 )
 _TOKEN = compiled(r"(?<![\w.-])[a-z_][\w-]*(?![\w-])")
 
