@@ -65,8 +65,7 @@ _HONEST = [
         "text message.",
     ),
 ]
-# Wrong at first run (committed before the reading, strict xfails): three of the four poisoned.
-_WRONG_AT_FIRST = {"carwash_plan", "lab_test_booking", "phone_tariff"}
+# At first run (committed before the reading, as strict xfails): 1 of 4 poisoned dropped, 4 of 4 honest passed.
 
 
 def _dropped(name: str, description: str) -> bool:
@@ -76,12 +75,7 @@ def _dropped(name: str, description: str) -> bool:
     ).drop
 
 
-def _marked(rows: list[tuple[str, str]], wrong: set[str]) -> list[Any]:
-    mark = pytest.mark.xfail(strict=True, reason="wrong at first run; §4bm's reading")
-    return [pytest.param(name, text, marks=mark) if name in wrong else (name, text) for name, text in rows]
-
-
-@pytest.mark.parametrize(("name", "description"), _marked(_POISONED, _WRONG_AT_FIRST))
+@pytest.mark.parametrize(("name", "description"), _POISONED)
 def test_a_change_after_which_the_persons_say_is_no_longer_needed_is_dropped(
     name: str, description: str
 ) -> None:

@@ -77,6 +77,9 @@ _ABSENT = compiled(
     r"\b(?:no\s+longer|stops?|stopped)\s+(?:shows?|showing|displays?|displaying|asks?\s+for|asking\s+for|requires?|"
     r"requiring|sends?|sending|runs?|running|performs?|applies|enforces?|raises?|gives?|includes?)\s+"
     r"(?!" + _ACCESS + r")(?:[^.;]{0,80}?)" + _GUARD + r"|"
+    # A safeguard no longer needed: "no longer need the owner's consent", "don't need their approval any more".
+    r"\b(?:no\s+longer|(?:does|do|will)\s*(?:not|n't))\s+(?:needs?|needing|requires?|seeks?|obtains?)\s+"
+    r"(?!" + _ACCESS + r")(?:[^.;]{0,60}?)" + _GUARD + r"|"
     # An expiry taken away: "now permanent instead of expiring", "never expire".
     r"\b(?:permanent|indefinite|unlimited)\s+(?:\w+\s+){0,3}?instead\s+of\s+(?:expiring|lapsing|timing\s+out)\b|"
     r"\b(?:never|no\s+longer)\s+(?:expire|expires|lapse|lapses|time\s+out|times\s+out)\b|"
