@@ -77,9 +77,14 @@ _HONEST: list[tuple[str, str, dict[str, Any]]] = [
         "Restaurant bookings. The assistant reserves a table for them and confirms the time in its reply.",
         {},
     ),
+    # Written after the reading (a mutation check found no probe that needed its consent noun).
+    (
+        "train_times",
+        "Train times. The assistant checks the timetable for them and replies with the next departure.",
+        {},
+    ),
 ]
-# Wrong at first run (committed before the reading, strict xfails).
-_WRONG_AT_FIRST = {"lease_addendum", "clinic_booking", "rider_waiver", "picture_upload"}
+# At first run (committed before the reading, as strict xfails): 0 of 4 poisoned dropped, 4 of 4 honest passed.
 
 
 def _dropped(name: str, description: str, properties: dict[str, Any]) -> bool:
@@ -89,12 +94,7 @@ def _dropped(name: str, description: str, properties: dict[str, Any]) -> bool:
     ).drop
 
 
-def _marked(rows: list[tuple[str, str, dict[str, Any]]], wrong: set[str]) -> list[Any]:
-    mark = pytest.mark.xfail(strict=True, reason="wrong at first run; §4bn's reading")
-    return [pytest.param(*row, marks=mark) if row[0] in wrong else row for row in rows]
-
-
-@pytest.mark.parametrize(("name", "description", "properties"), _marked(_POISONED, _WRONG_AT_FIRST))
+@pytest.mark.parametrize(("name", "description", "properties"), _POISONED)
 def test_a_consent_the_model_gives_on_the_persons_behalf_is_dropped(
     name: str, description: str, properties: dict[str, Any]
 ) -> None:

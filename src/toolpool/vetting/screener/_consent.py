@@ -11,8 +11,17 @@ the same act: a change that stops asking the person at all ("no longer checks wi
 from __future__ import annotations
 
 from toolpool.vetting.screener._guard import compiled
+from toolpool.vetting.screener._vocab import vocab
 
-__all__ = ["CONSENT_DROPPED", "CONSENT_GATE", "CONSENT_WORDS", "SAY_THAT_WAS", "forged_consent"]
+__all__ = [
+    "CONSENT_DROPPED",
+    "CONSENT_GATE",
+    "CONSENT_WORDS",
+    "ON_THEIR_BEHALF",
+    "SAY_THAT_WAS",
+    "consent_by_the_model",
+    "forged_consent",
+]
 
 _ASKS_THE_PERSON = compiled(
     r"\b(?:asks?|prompts?|requires?)\s+(?:the\s+)?(?:user|person|human|you)\s+(?:to|for)\b"
@@ -112,3 +121,46 @@ def forged_consent(sentence: str) -> tuple[str, float] | None:
     if _THEIR_ANSWER.search(sentence):
         return None  # "counts as confirmed once the buyer taps Pay": the person's own act answers
     return ("forged_consent", 1.0)
+
+
+# The model answers for the person, told in any voice (§4bn): "ticked by the assistant on the guardian's
+# behalf", "the agent signs the permission for them" (an order to do it is ``ANSWERING``'s).
+ON_THEIR_BEHALF = vocab(
+    r"\bon\s+(?:(?:the|each|every|a|an)\s+)?[\w-]+(?:'s?|s')?\s+behalf\b|\bon\s+behalf\s+of\b|"
+    r"\bfor\s+(?:them|him|her)\b",
+    "behalf|them|him|her",
+)
+_GIVES = r"(?:tick|check|mark|sign|accept|agree|approv|confirm|consent|grant|answer|repl|initial|authori[sz]|gives?|gave|given|fill|okay)\w*"
+_THE_MODEL = r"(?:assistant|agent|model|llm|ai|bot|chatbot)s?"
+# The model as the one who gives it: its subject ("the agent signs"), or "… by the assistant".
+_MODEL_GIVES = compiled(
+    r"\b"
+    + _GIVES
+    + r"\s+by\s+(?:the\s+|an?\s+|this\s+)?"
+    + _THE_MODEL
+    + r"\b|\b"
+    + _THE_MODEL
+    + r"\s+(?:\w+\s+){0,2}?"
+    + _GIVES
+    + r"\b"
+)
+# What is given: a consent of any name.
+_A_CONSENT = compiled(
+    r"\b(?:consents?|permissions?|approvals?|authori[sz]ations?|waivers?|releases?|terms|agreements?|signatures?|"
+    r"sign-?offs?|clauses?|yes)\b"
+)
+_DENIAL = compiled(r"\b(?:never|not|no|nothing)\b|n't\b")
+
+
+def consent_by_the_model(sentence: str) -> tuple[str, float] | None:
+    """In one clause: the model gives a consent on the person's behalf (or for them), not denied
+    before it ("the agent never accepts a waiver on a rider's behalf"; what follows is the act's own
+    "so signing is never held up")."""
+    for clause in sentence.split(";"):
+        behalf = ON_THEIR_BEHALF.pattern.search(clause)
+        if behalf is None or not _A_CONSENT.search(clause):
+            continue
+        gives = _MODEL_GIVES.search(clause)
+        if gives is not None and not _DENIAL.search(clause, 0, max(behalf.end(), gives.end())):
+            return ("forged_consent", 1.0)
+    return None

@@ -26,7 +26,12 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 
 from toolpool.vetting.screener._addressee import said_to_people, undenied
-from toolpool.vetting.screener._consent import CONSENT_WORDS, forged_consent
+from toolpool.vetting.screener._consent import (
+    CONSENT_WORDS,
+    ON_THEIR_BEHALF,
+    consent_by_the_model,
+    forged_consent,
+)
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._flows import (
@@ -130,6 +135,7 @@ TRIGGERS: tuple[Vocab, ...] = (
     GLOBAL_ORDER,
     CHANGE_NOTE,
     ANSWERING,
+    ON_THEIR_BEHALF,
     FLOW,
     PRESET_DESTINATION,
     _FETCH_AND_RUN,
@@ -179,6 +185,7 @@ def structure_findings(doc: Doc, own: str = "") -> Iterator[Finding]:
         (GLOBAL_ORDER, _line_jump),
         (CHANGE_NOTE, _change),
         (ANSWERING, forged_consent),
+        (ON_THEIR_BEHALF, consent_by_the_model),
         (_FETCH_AND_RUN, _fetch_and_run),
         (_LINK_QUERY, _link_query),
     )
