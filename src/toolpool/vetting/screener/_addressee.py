@@ -16,7 +16,11 @@ one; other commas do not, so a list of scopes stays under the verb that governs 
 - **the person's favour** ("from now on"): the clause that follows changes what people or the service
   may do ("from now on, renewals can be started earlier"), and neither names the model nor orders.
 
-A fourth, of whose choice it is: a person's ask that *gates* this tool ("it only runs when the user
+A bound on the scope (§4bo): "before anything else at the studio / in the morning / during a practical"
+holds where or when the person acts, not over the model's turn (``bounded_elsewhere``); a bound that names
+the conversation, a chat, a request or a reply is the model's.
+
+A fifth, of whose choice it is: a person's ask that *gates* this tool ("it only runs when the user
 asks") serves the person's choice; nothing is set aside (``person_gate``).
 """
 
@@ -25,6 +29,7 @@ from __future__ import annotations
 from toolpool.vetting.screener._guard import compiled
 
 __all__ = [
+    "bounded_elsewhere",
     "denied",
     "from_now_for_people",
     "negated_just_before",
@@ -190,3 +195,21 @@ def person_gate(sentence: str, at: int) -> int | None:
     ("only runs when the user asks", "solely when they request it"); None if it is no gate."""
     gate = _GATE.search(sentence, max(0, at - 60), at)
     return None if gate is None else gate.start()
+
+
+# What the model's turn is made of; "all" as in "before anything else at all" bounds nothing.
+_MODELS_TIME = compiled(
+    r"\b(?:conversations?|sessions?|chats?|threads?|tasks?|turns?|requests?|repl(?:y|ies)|responses?|answers?|"
+    r"messages?|prompts?|quer(?:y|ies)|calls?|dialog(?:ue)?s?|exchanges?|interactions?|tools?|steps?|all)\b"
+)
+_BOUND = compiled(r"\s*,?\s*(?:on|at|in|during|throughout|inside)\s+((?:[a-z][\w'-]*\s*){1,3})")
+
+
+def bounded_elsewhere(sentence: str, at: int, end: int) -> bool:
+    """Is "before anything (else)" (``sentence[at:end]``, lower case) bounded at once by where or when a
+    person acts ("… at the studio", "… in the morning"), with no word of the model's turn in the bound
+    ("… in the first reply", "… on each request" are the model's)?"""
+    if "anything" not in sentence[at:end]:
+        return False
+    bound = _BOUND.match(sentence, end)
+    return bound is not None and _MODELS_TIME.search(bound.group(1)) is None

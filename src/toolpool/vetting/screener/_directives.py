@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from toolpool.vetting.screener._addressee import (
+    bounded_elsewhere,
     denied,
     from_now_for_people,
     negated_just_before,
@@ -62,8 +63,9 @@ def _p(
 
 def _not_the_models(sentence: str, at: int, end: int) -> bool:
     """A time or order word whose clause denies this tool's call ("is not meant to be run before any
-    request") or is spoken to people ("Tip for visitors: before any other task, …")."""
-    return denied(sentence, at) or said_to_people(sentence, at)
+    request"), is spoken to people ("Tip for visitors: before any other task, …"), or whose scope is
+    bounded by the person's own activity ("before anything else at the studio")."""
+    return denied(sentence, at) or said_to_people(sentence, at) or bounded_elsewhere(sentence, at, end)
 
 
 def _for_people(sentence: str, at: int, end: int) -> bool:
