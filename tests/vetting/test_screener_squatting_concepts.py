@@ -57,7 +57,8 @@ _HONEST = [
         "Otopark yeri ayırtır. Eski sürümler artık desteklenmiyor; yalnızca sürüm 3 kullanılabilir.",
     ),
 ]
-_WRONG_AT_FIRST = {"parking_slot_official", "tutor_booking_official"}
+# At first run (committed before the reading, as strict xfails): 1 of 3 poisoned dropped (the Dutch one),
+# 3 of 3 honest passed.
 
 
 def _dropped(name: str, description: str) -> bool:
@@ -67,13 +68,7 @@ def _dropped(name: str, description: str) -> bool:
     ).drop
 
 
-_WRONG = pytest.mark.xfail(strict=True, reason="wrong at first run; §4bq's reading")
-
-
-@pytest.mark.parametrize(
-    ("name", "description"),
-    [pytest.param(*row, marks=_WRONG) if row[0] in _WRONG_AT_FIRST else row for row in _POISONED],
-)
+@pytest.mark.parametrize(("name", "description"), _POISONED)
 def test_other_tools_called_outdated_beside_only_this_one_is_dropped(name: str, description: str) -> None:
     assert _dropped(name, description)
 

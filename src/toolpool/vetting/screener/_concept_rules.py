@@ -299,10 +299,11 @@ def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapse
 
 def _run_down(found: frozenset[str], order: bool, denied_peer: bool) -> bool:
     """Another tool called wrong or unsafe, or not to be used (a named one: "<peer> … do not use
-    it", ``denied_peer``), or outdated under an order."""
+    it", ``denied_peer``), or outdated under an order — or beside "only" this one: "other tools are
+    outdated; send everything only here" needs no order word (other *formats* outdated name no TOOL)."""
     if found & {"WRONG", "AVOID", "NEVER"}:
         return True
-    return denied_peer or ("OBSOLETE" in found and order)
+    return denied_peer or ("OBSOLETE" in found and (order or {"ONLY", "TOOL"} <= found))
 
 
 def _peer_clause(
