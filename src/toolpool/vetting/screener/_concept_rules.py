@@ -66,6 +66,7 @@ _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _DENIED_CALL = 16  # characters from a negation to the call it denies ("not necessary must call")
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
+_BESIDE = 3  # characters between OTHER and the TOOL it qualifies ("altro servizio", "other service")
 _CLAUSE = compiled(
     r"[;,\u060c\u061b\u1363\u1364\u3001\uff0c\uff1b]"
 )  # ; and , of Latin, Arabic, Ethiopic, CJK text
@@ -266,9 +267,19 @@ def _first(
 
 
 def _between(language: dict[str, re.Pattern[str]], text: str, start: int, end: int, own: str) -> bool:
-    """This tool named, or a TOOL, between ``start`` and ``end``: it is the one acting."""
-    tool = "TOOL" in language and language["TOOL"].search(text, start, end) is not None
-    return tool or (bool(own) and own in text[start:end])
+    """This tool named, or a TOOL, between ``start`` and ``end``: it is the one acting. A TOOL beside
+    OTHER ("for any other service", "per qualsiasi altro servizio") names other tools, not this one."""
+    if bool(own) and own in text[start:end]:
+        return True
+    if "TOOL" not in language:
+        return False
+    others = [m.span() for m in language["OTHER"].finditer(text)] if "OTHER" in language else []
+    for tool in language["TOOL"].finditer(text, start, end):
+        if not any(
+            tool.start() - _BESIDE <= stop and begin <= tool.end() + _BESIDE for begin, stop in others
+        ):
+            return True
+    return False
 
 
 def _lifted(sentence: str, patterns: Sequence[dict[str, re.Pattern[str]]], lapses: tuple[str, ...]) -> bool:
