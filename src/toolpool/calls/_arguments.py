@@ -12,7 +12,14 @@ from typing import Any, cast
 from toolpool.config import PoolSettings
 from toolpool.vetting import ExposedTool
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "argument_problems", "missing_resource_keys", "render_resource"]
+__all__ = [
+    "MAX_ARGUMENT_DEPTH",
+    "argument_problems",
+    "ascii_size",
+    "missing_resource_keys",
+    "render_resource",
+    "sized_argument_problems",
+]
 
 MAX_ARGUMENT_DEPTH = 64
 """Arguments nested deeper than this many objects and arrays are ``invalid_arguments``: no tool
@@ -27,23 +34,41 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan
 
 async def argument_problems(tool: ExposedTool, arguments: object, settings: PoolSettings) -> list[str]:
     """Gate 5: local descriptions of what is wrong with ``arguments`` (none: they may go)."""
+    problems, _ = await sized_argument_problems(tool, arguments, settings)
+    return problems
+
+
+async def sized_argument_problems(
+    tool: ExposedTool, arguments: object, settings: PoolSettings
+) -> tuple[list[str], int | None]:
+    """``argument_problems``, and the arguments' size as gate 10 records it (``ascii_size``)
+    when the one encoding gate 5 makes tells it, else None."""
     if not isinstance(arguments, Mapping):
-        return ["arguments must be a JSON object"]
+        return ["arguments must be a JSON object"], None
     # The C encoder first: it sizes the arguments fast and fails fast on the hopeless
     # (too deep to encode, lone surrogates, values JSON has no form for).
     try:
-        size = len(_ENCODER.encode(arguments).encode())
+        text = _ENCODER.encode(arguments)
+        size = len(text.encode())
     except RecursionError:
-        return [_TOO_DEEP]
+        return [_TOO_DEEP], None
     except UnicodeEncodeError:
-        return [_NOT_UNICODE]
+        return [_NOT_UNICODE], None
     except (TypeError, ValueError):
-        return ["arguments must be plain JSON"]
+        return ["arguments must be plain JSON"], None
     limit = tool.policy.max_argument_bytes or settings.max_argument_bytes
     if size > limit:
-        return [f"arguments are larger than {limit} bytes"]
+        return [f"arguments are larger than {limit} bytes"], None
     problem = _not_plain_json(arguments)
-    return [problem] if problem is not None else await tool.input.check(arguments)
+    problems = [problem] if problem is not None else await tool.input.check(arguments)
+    return problems, ascii_size(text)
+
+
+def ascii_size(text: str) -> int | None:
+    """The length of the JSON text with every non-ASCII character escaped (``ensure_ascii``,
+    gate 10's measure), from ``text`` as ``_ENCODER`` wrote it — when that is printable ASCII,
+    the two texts are the same; otherwise None (DEL, say, is escaped by one and not the other)."""
+    return len(text) if text.isascii() and text.isprintable() else None
 
 
 def render_resource(template: str, arguments: object) -> str | None:
