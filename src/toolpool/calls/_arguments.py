@@ -109,6 +109,8 @@ def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
     ``MAX_ARGUMENT_DEPTH``, or an object key that is not a string (the encoder would quietly
     turn ``1`` into ``"1"``). Iterative: the depth is the caller's to choose. The encoder took
     the arguments, so every container in them is a dict, a list or a tuple."""
+    if type(arguments) is dict and _flat(arguments):
+        return None  # one level, string keys: nothing deep, nothing to coerce
     stack: list[tuple[object, int]] = [(arguments, 1)]
     while stack:
         value, depth = stack.pop()
@@ -123,3 +125,11 @@ def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
             children = cast(list[object], value)
         stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
     return None
+
+
+def _flat(arguments: dict[Any, Any]) -> bool:
+    """Whether every key is a ``str`` and no value is a container (most tools' arguments)."""
+    for key, value in arguments.items():
+        if type(key) is not str or isinstance(value, _CONTAINERS):
+            return False
+    return True
