@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, cast
 
 from toolpool.config import PoolSettings
@@ -16,6 +17,7 @@ __all__ = [
     "MAX_ARGUMENT_DEPTH",
     "argument_problems",
     "ascii_size",
+    "encoded",
     "missing_resource_keys",
     "render_resource",
     "sized_argument_problems",
@@ -30,6 +32,13 @@ _CONTAINERS = (dict, list, tuple)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 # One encoder for every size check: json.dumps with options builds a new one per call.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# ``_ENCODER``'s C scanner, built once (``encode`` builds it again on every call, half its cost
+# for small arguments); without the cycle check, which ``encoded`` leaves to ``_ENCODER``.
+_SCAN = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False)
+)
 
 
 async def argument_problems(tool: ExposedTool, arguments: object, settings: PoolSettings) -> list[str]:
@@ -48,7 +57,7 @@ async def sized_argument_problems(
     # The C encoder first: it sizes the arguments fast and fails fast on the hopeless
     # (too deep to encode, lone surrogates, values JSON has no form for).
     try:
-        text = _ENCODER.encode(arguments)
+        text = encoded(arguments)
         size = len(text.encode())
     except RecursionError:
         return [_TOO_DEEP], None
@@ -62,6 +71,16 @@ async def sized_argument_problems(
     problem = _not_plain_json(arguments)
     problems = [problem] if problem is not None else await tool.input.check(arguments)
     return problems, ascii_size(text)
+
+
+def encoded(arguments: Mapping[Any, Any]) -> str:
+    """``_ENCODER.encode(arguments)``: the same text, or the same exception."""
+    if _SCAN is None or type(arguments) is not dict:
+        return _ENCODER.encode(arguments)
+    try:
+        return "".join(_SCAN(arguments, 0))
+    except RecursionError:  # a cycle (no check here) or real depth: the reference tells which
+        return _ENCODER.encode(arguments)
 
 
 def ascii_size(text: str) -> int | None:
