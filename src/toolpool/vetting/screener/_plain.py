@@ -21,7 +21,7 @@ ever answers "nothing to find". Tests draw texts from every needle of every word
 compare the verdicts, and fail when a word list is added that this module does not know.
 
 The answer depends on the text alone (every list above is fixed at import), so it is kept for
-the texts seen last: a result that comes back again ("ok", "Sent.", a status word) costs one
+the texts seen last: a plain result that comes back again ("ok", "done", "42") costs one
 dict lookup instead of the check, which after an upstream round trip (cold caches) costs
 60-90 µs of a call's CPU even on "hello" (bench/RESULTS.md §9b). Bounded: at most
 ``_KEPT`` texts of at most ``PLAIN_MAX_CHARS`` characters each, forgotten all at once when full.
