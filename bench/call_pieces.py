@@ -54,8 +54,8 @@ def _replaced(owner: Any, name: str, value: Any) -> Iterator[None]:
 def _switches() -> dict[str, _Switch]:
     nothing = RuleScreener().screen_text("")
 
-    async def no_arguments(self: CallPipeline, *_: object) -> tuple[str, None]:
-        return "taint", None
+    async def no_arguments(self: CallPipeline, *_: object) -> tuple[str, None, None]:
+        return "taint", None, None
 
     async def bare_result(tool: Any, result: Any, *_: object) -> Envelope:
         text = result.content[0].text if result.content else ""

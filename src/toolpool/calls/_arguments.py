@@ -7,12 +7,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, cast
 
 from toolpool.config import PoolSettings
 from toolpool.vetting import ExposedTool
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "argument_problems", "missing_resource_keys", "render_resource"]
+__all__ = [
+    "MAX_ARGUMENT_DEPTH",
+    "argument_problems",
+    "ascii_size",
+    "encoded",
+    "missing_resource_keys",
+    "render_resource",
+    "sized_argument_problems",
+]
 
 MAX_ARGUMENT_DEPTH = 64
 """Arguments nested deeper than this many objects and arrays are ``invalid_arguments``: no tool
@@ -23,27 +32,62 @@ _CONTAINERS = (dict, list, tuple)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 # One encoder for every size check: json.dumps with options builds a new one per call.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# ``_ENCODER``'s C scanner, built once (``encode`` builds it again on every call, half its cost
+# for small arguments); without the cycle check, which ``encoded`` leaves to ``_ENCODER``.
+_SCAN = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False)
+)
 
 
 async def argument_problems(tool: ExposedTool, arguments: object, settings: PoolSettings) -> list[str]:
     """Gate 5: local descriptions of what is wrong with ``arguments`` (none: they may go)."""
+    problems, _ = await sized_argument_problems(tool, arguments, settings)
+    return problems
+
+
+async def sized_argument_problems(
+    tool: ExposedTool, arguments: object, settings: PoolSettings
+) -> tuple[list[str], int | None]:
+    """``argument_problems``, and the arguments' size as gate 10 records it (``ascii_size``)
+    when the one encoding gate 5 makes tells it, else None."""
     if not isinstance(arguments, Mapping):
-        return ["arguments must be a JSON object"]
+        return ["arguments must be a JSON object"], None
     # The C encoder first: it sizes the arguments fast and fails fast on the hopeless
     # (too deep to encode, lone surrogates, values JSON has no form for).
     try:
-        size = len(_ENCODER.encode(arguments).encode())
+        text = encoded(arguments)
+        size = len(text.encode())
     except RecursionError:
-        return [_TOO_DEEP]
+        return [_TOO_DEEP], None
     except UnicodeEncodeError:
-        return [_NOT_UNICODE]
+        return [_NOT_UNICODE], None
     except (TypeError, ValueError):
-        return ["arguments must be plain JSON"]
+        return ["arguments must be plain JSON"], None
     limit = tool.policy.max_argument_bytes or settings.max_argument_bytes
     if size > limit:
-        return [f"arguments are larger than {limit} bytes"]
+        return [f"arguments are larger than {limit} bytes"], None
     problem = _not_plain_json(arguments)
-    return [problem] if problem is not None else await tool.input.check(arguments)
+    problems = [problem] if problem is not None else await tool.input.check(arguments)
+    return problems, ascii_size(text)
+
+
+def encoded(arguments: Mapping[Any, Any]) -> str:
+    """``_ENCODER.encode(arguments)``: the same text, or the same exception."""
+    if _SCAN is None or type(arguments) is not dict:
+        return _ENCODER.encode(arguments)
+    try:
+        return "".join(_SCAN(arguments, 0))
+    except RecursionError:  # a cycle (no check here) or real depth: the reference tells which
+        return _ENCODER.encode(arguments)
+
+
+def ascii_size(text: str) -> int | None:
+    """The length of the JSON text with every non-ASCII character escaped (``ensure_ascii``,
+    gate 10's measure), from ``text`` as ``_ENCODER`` wrote it — when that is printable ASCII,
+    the two texts are the same; otherwise None (DEL, say, is escaped by one and not the other)."""
+    return len(text) if text.isascii() and text.isprintable() else None
 
 
 def render_resource(template: str, arguments: object) -> str | None:
@@ -84,6 +128,8 @@ def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
     ``MAX_ARGUMENT_DEPTH``, or an object key that is not a string (the encoder would quietly
     turn ``1`` into ``"1"``). Iterative: the depth is the caller's to choose. The encoder took
     the arguments, so every container in them is a dict, a list or a tuple."""
+    if type(arguments) is dict and _flat(arguments):
+        return None  # one level, string keys: nothing deep, nothing to coerce
     stack: list[tuple[object, int]] = [(arguments, 1)]
     while stack:
         value, depth = stack.pop()
@@ -98,3 +144,11 @@ def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
             children = cast(list[object], value)
         stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
     return None
+
+
+def _flat(arguments: dict[Any, Any]) -> bool:
+    """Whether every key is a ``str`` and no value is a container (most tools' arguments)."""
+    for key, value in arguments.items():
+        if type(key) is not str or isinstance(value, _CONTAINERS):
+            return False
+    return True

@@ -228,7 +228,10 @@ class CallRecording:
         arguments: object,
         envelope: Envelope,
         seconds: float,
+        bytes_in: int | None = None,
     ) -> None:
+        """Queue the call's record and audit event; ``bytes_in`` is the arguments' size if the
+        caller already measured it as ``_size`` does (gate 5's encoding, ``ascii_size``)."""
         tool = snapshot.get(name)
         alias, remote = (tool.alias, tool.remote_name) if tool is not None else ("", name[:128])
         call = _Call(
@@ -239,7 +242,7 @@ class CallRecording:
             envelope.code,
             seconds,
             # Sized now: the caller may reuse the same arguments object for its next call.
-            _size(arguments),
+            _size(arguments) if bytes_in is None else bytes_in,
             envelope.text,
             snapshot.version,
             session.release_number,

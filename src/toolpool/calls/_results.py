@@ -58,6 +58,8 @@ _BLOB_STORE_BYTES = 64 * 1024 * 1024
 
 def sanitize(text: str) -> str:
     """Remove escape sequences and invisible or control characters; keep \\t and \\n."""
+    if text.isascii() and text.isprintable():
+        return text  # only " " to "~": no escape, no control character, nothing invisible
     text = _ANSI.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _INVISIBLE.sub("", text)

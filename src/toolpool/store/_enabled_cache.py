@@ -109,6 +109,10 @@ class EnabledCache:
         if self._direct:
             if self._closed:
                 raise UsageError("the store is closed")
+            if self._armed == self._gate.connects:  # ``_remembered``'s answer from memory, inline
+                kept = self._kept.get(key)
+                if kept is not None and kept[0] == self._wal.header():
+                    return kept[1] is not None
             try:
                 return self._remembered(key, self._gate.enabled_sql, key) is not None
             except UsageError:

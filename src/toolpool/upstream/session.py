@@ -146,12 +146,13 @@ class UpstreamSession:
             params = mcp_types.CallToolRequestParams.model_validate(
                 {"name": remote_name, "arguments": dict(arguments), "_meta": dict(meta)}
             )
+        # One clock per call: the deadline scope of ``_request`` bounds the write and the wait
+        # together at ``timeout``; the SDK's own read timeout would arm a second timer for the
+        # wait alone (bench/RESULTS.md §9b), so it is left unset (the session sets none either).
         request = self._client.session.send_request(
-            mcp_types.CallToolRequest(params=params),
-            mcp_types.CallToolResult,
-            request_read_timeout_seconds=timeout,
+            mcp_types.CallToolRequest(params=params), mcp_types.CallToolResult
         )
-        result = await self._request("tools/call", timeout, request)
+        result = await self._request("tools/call", timeout, request, slack=0.0)
         if not isinstance(result, mcp_types.CallToolResult):
             raise UpstreamProtocolError(self.alias, "tools/call returned a result of an unsupported kind")
         return result
@@ -168,10 +169,12 @@ class UpstreamSession:
             request = self._client.session.send_request(mcp_types.PingRequest(), mcp_types.EmptyResult)
         await self._request("ping", timeout, request)
 
-    async def _request(self, during: str, timeout: float, request: Any) -> Any:
+    async def _request(
+        self, during: str, timeout: float, request: Any, *, slack: float = _TIMEOUT_SLACK_S
+    ) -> Any:
         try:
             # A bare deadline scope costs half of fail_after, and this is on every call.
-            with anyio.CancelScope(deadline=anyio.current_time() + timeout + _TIMEOUT_SLACK_S):
+            with anyio.CancelScope(deadline=anyio.current_time() + timeout + slack):
                 return await request
             raise TimeoutError  # only reached when the deadline cancelled the request
         except BaseException as exc:

@@ -19,6 +19,12 @@ refusing every text in which any detector could start:
 Whatever it refuses goes on to the fast path and the full screen as before: ``is_plain`` only
 ever answers "nothing to find". Tests draw texts from every needle of every word list and
 compare the verdicts, and fail when a word list is added that this module does not know.
+
+The answer depends on the text alone (every list above is fixed at import), so it is kept for
+the texts seen last: a plain result that comes back again ("ok", "done", "42") costs one
+dict lookup instead of the check, which after an upstream round trip (cold caches) costs
+60-90 µs of a call's CPU even on "hello" (bench/RESULTS.md §9b). Bounded: at most
+``_KEPT`` texts of at most ``PLAIN_MAX_CHARS`` characters each, forgotten all at once when full.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from toolpool.vetting.screener._fast import PEER_TRIGGERS, TOOL_TRIGGERS, Trigge
 from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._vocab import Vocab, word_keys
 
-__all__ = ["PLAIN_MAX_CHARS", "is_plain"]
+__all__ = ["PLAIN_MAX_CHARS", "decide", "is_plain"]
 
 # Longer results nearly always hold a word some list knows; the check would be work done twice.
 PLAIN_MAX_CHARS = 200
@@ -64,8 +70,28 @@ _SUBSTRINGS = compiled(
 )
 
 
+# How many answers are kept (about 1 MB at most); more distinct short results start over.
+_KEPT = 4096
+_answers: dict[str, bool] = {}
+
+
 def is_plain(text: str) -> bool:
     """Whether ``text`` is a short plain result in which no detector can find anything."""
+    if len(text) > PLAIN_MAX_CHARS:
+        return False
+    if type(text) is not str:  # a subclass may hash or compare as it likes: never kept
+        return decide(text)
+    answer = _answers.get(text)
+    if answer is None:
+        answer = decide(text)
+        if len(_answers) >= _KEPT:
+            _answers.clear()
+        _answers[text] = answer
+    return answer
+
+
+def decide(text: str) -> bool:
+    """``is_plain`` without the answers kept: the check itself, done again each time."""
     if len(text) > PLAIN_MAX_CHARS or _PLAIN.fullmatch(text) is None or text.count("\n") >= _NEWLINES:
         return False
     if _SPACES in text or CANDIDATE.search(text) is not None:
