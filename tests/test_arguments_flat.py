@@ -3,33 +3,14 @@ no container values); on any arguments it answers as the full walk does."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import json_values
-from toolpool.calls._arguments import _CONTAINERS, _TOO_DEEP, MAX_ARGUMENT_DEPTH, _not_plain_json
-
-
-def reference(arguments: object) -> str | None:
-    """The walk as it ran before the short cut."""
-    stack: list[tuple[object, int]] = [(arguments, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_ARGUMENT_DEPTH:
-            return _TOO_DEEP
-        children: Iterable[object]
-        if isinstance(value, dict):
-            if not all(isinstance(key, str) for key in value):
-                return "argument object keys must be strings"
-            children = value.values()
-        else:
-            children = cast(list[object], value)
-        stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
-    return None
-
+from toolpool.calls._arguments import _TOO_DEEP, MAX_ARGUMENT_DEPTH, _not_plain_json
+from toolpool.calls._arguments import _walked as reference
 
 keys = st.text(max_size=6) | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)

@@ -130,6 +130,11 @@ def _not_plain_json(arguments: Mapping[Any, Any]) -> str | None:
     the arguments, so every container in them is a dict, a list or a tuple."""
     if type(arguments) is dict and _flat(arguments):
         return None  # one level, string keys: nothing deep, nothing to coerce
+    return _walked(arguments)
+
+
+def _walked(arguments: object) -> str | None:
+    """``_not_plain_json`` without its short cut: every container visited."""
     stack: list[tuple[object, int]] = [(arguments, 1)]
     while stack:
         value, depth = stack.pop()
