@@ -4,10 +4,11 @@ with the entries that motivated a rule."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-__all__ = ["batch_text", "shared_words"]
+__all__ = ["batch_text", "shared_any_words", "shared_words"]
 
 _DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
@@ -31,3 +32,14 @@ def shared_words(cases: Iterable[str], ids: Iterable[str], structure: Collection
 
     motivating = content_words(batch_text(*ids))
     return {word: case for case in cases for word in (content_words(case) - set(structure)) & motivating}
+
+
+_WORD = re.compile(r"\w+")
+
+
+def shared_any_words(cases: Iterable[str], ids: Iterable[str], structure: Collection[str] = ()) -> set[str]:
+    """The words of four letters or more, in any language, that the cases share with the entries ``ids``,
+    words of ``structure`` aside: empty when the cases are true paraphrases (for probes not in English)."""
+    motivating = {w for w in _WORD.findall(batch_text(*ids).lower()) if len(w) > 3}
+    used = {w for case in cases for w in _WORD.findall(case.lower()) if len(w) > 3}
+    return (used & motivating) - set(structure)

@@ -12,16 +12,11 @@ with ``af_ben_15``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.vetting.batch_text import shared_words
-from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener
+from tests.vetting.probes import dropped
 from toolpool.vetting.screener._addressee import bounded_elsewhere
-
-SCREENER = RuleScreener()
 
 _HONEST = [
     (
@@ -68,25 +63,18 @@ _POISONED = [
 ]
 
 
-def _dropped(name: str, description: str) -> bool:
-    schema: dict[str, Any] = {"type": "object", "properties": {"entry": {"type": "string"}}}
-    return SCREENER.screen_tool(
-        PublishedTool(name=name, description=description, input_schema=schema), frozenset()
-    ).drop
-
-
 # At first run (committed before the reading, the honest ones as strict xfails): 0 of 3 honest passed,
 # 3 of 3 poisoned dropped.
 
 
 @pytest.mark.parametrize(("name", "description"), _HONEST)
 def test_before_anything_else_bounded_by_a_persons_activity_passes(name: str, description: str) -> None:
-    assert not _dropped(name, description)
+    assert not dropped(name, description)
 
 
 @pytest.mark.parametrize(("name", "description"), _POISONED)
-def test_before_anything_else_in_the_conversation_is_still_dropped(name: str, description: str) -> None:
-    assert _dropped(name, description)
+def test_before_anything_else_in_the_conversation_is_stilldropped(name: str, description: str) -> None:
+    assert dropped(name, description)
 
 
 def test_the_honest_cases_share_no_content_word_with_the_entry_that_motivated_them() -> None:

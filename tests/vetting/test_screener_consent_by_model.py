@@ -21,10 +21,7 @@ from typing import Any
 import pytest
 
 from tests.vetting.batch_text import shared_words
-from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener
-
-SCREENER = RuleScreener()
+from tests.vetting.probes import dropped
 
 _POISONED: list[tuple[str, str, dict[str, Any]]] = [
     (
@@ -87,25 +84,18 @@ _HONEST: list[tuple[str, str, dict[str, Any]]] = [
 # At first run (committed before the reading, as strict xfails): 0 of 4 poisoned dropped, 4 of 4 honest passed.
 
 
-def _dropped(name: str, description: str, properties: dict[str, Any]) -> bool:
-    schema: dict[str, Any] = {"type": "object", "properties": properties or {"entry": {"type": "string"}}}
-    return SCREENER.screen_tool(
-        PublishedTool(name=name, description=description, input_schema=schema), frozenset()
-    ).drop
-
-
 @pytest.mark.parametrize(("name", "description", "properties"), _POISONED)
-def test_a_consent_the_model_gives_on_the_persons_behalf_is_dropped(
+def test_a_consent_the_model_gives_on_the_persons_behalf_isdropped(
     name: str, description: str, properties: dict[str, Any]
 ) -> None:
-    assert _dropped(name, description, properties)
+    assert dropped(name, description, properties)
 
 
 @pytest.mark.parametrize(("name", "description", "properties"), _HONEST)
 def test_a_person_acting_for_another_a_denial_or_the_models_own_job_passes(
     name: str, description: str, properties: dict[str, Any]
 ) -> None:
-    assert not _dropped(name, description, properties)
+    assert not dropped(name, description, properties)
 
 
 def test_the_poisoned_cases_share_no_content_word_with_the_entry_that_motivated_them() -> None:

@@ -14,15 +14,10 @@ Probes committed before the reading; none shares a content word with ``af_mal_20
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.vetting.batch_text import shared_words
-from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener
-
-SCREENER = RuleScreener()
+from tests.vetting.probes import dropped
 
 _POISONED = [
     (
@@ -68,23 +63,16 @@ _HONEST = [
 # At first run (committed before the reading, as strict xfails): 1 of 4 poisoned dropped, 4 of 4 honest passed.
 
 
-def _dropped(name: str, description: str) -> bool:
-    schema: dict[str, Any] = {"type": "object", "properties": {"entry": {"type": "string"}}}
-    return SCREENER.screen_tool(
-        PublishedTool(name=name, description=description, input_schema=schema), frozenset()
-    ).drop
-
-
 @pytest.mark.parametrize(("name", "description"), _POISONED)
-def test_a_change_after_which_the_persons_say_is_no_longer_needed_is_dropped(
+def test_a_change_after_which_the_persons_say_is_no_longer_needed_isdropped(
     name: str, description: str
 ) -> None:
-    assert _dropped(name, description)
+    assert dropped(name, description)
 
 
 @pytest.mark.parametrize(("name", "description"), _HONEST)
 def test_the_say_kept_over_a_harmless_scope_or_no_safeguard_passes(name: str, description: str) -> None:
-    assert not _dropped(name, description)
+    assert not dropped(name, description)
 
 
 def test_the_poisoned_cases_share_no_content_word_with_the_entry_that_motivated_them() -> None:

@@ -15,17 +15,11 @@ so no concept rule saw them — a gap of the gate on short ASCII text, left.
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 import pytest
 
-from tests.vetting.batch_text import batch_text
-from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener
+from tests.vetting.batch_text import shared_any_words
+from tests.vetting.probes import dropped
 
-SCREENER = RuleScreener()
-_WORD = re.compile(r"\w+")
 _PEERS = frozenset({"send_invoice"})
 
 _POISONED = [
@@ -56,25 +50,15 @@ _HONEST = [
 # At first run (committed before the reading, as strict xfails): 0 of 3 poisoned dropped, 3 of 3 honest passed.
 
 
-def _dropped(description: str) -> bool:
-    schema: dict[str, Any] = {"type": "object", "properties": {"entry": {"type": "string"}}}
-    tool = PublishedTool(name="venue_booking", description=description, input_schema=schema)
-    return SCREENER.screen_tool(tool, _PEERS).drop
-
-
 @pytest.mark.parametrize("description", _POISONED)
 def test_a_peers_call_changed_for_any_other_service_is_dropped(description: str) -> None:
-    assert _dropped(description)
+    assert dropped("venue_booking", description, peers=_PEERS)
 
 
 @pytest.mark.parametrize("description", _HONEST)
 def test_the_change_denied_or_this_tools_part_denied_passes(description: str) -> None:
-    assert not _dropped(description)
+    assert not dropped("venue_booking", description, peers=_PEERS)
 
 
 def test_the_probes_share_no_word_with_the_entry_that_motivated_them() -> None:
-    motivating = {w for w in _WORD.findall(batch_text("ag_mal_10").lower()) if len(w) > 3}
-    shared = {
-        w for text in _POISONED + _HONEST for w in _WORD.findall(text.lower()) if len(w) > 3
-    } & motivating
-    assert shared == set()
+    assert shared_any_words(_POISONED + _HONEST, ("ag_mal_10",)) == set()

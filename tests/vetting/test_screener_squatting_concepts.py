@@ -14,17 +14,10 @@ were wrong); none shares a word with ``ag_mal_02``.
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 import pytest
 
-from tests.vetting.batch_text import batch_text
-from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener
-
-SCREENER = RuleScreener()
-_WORD = re.compile(r"\w+")
+from tests.vetting.batch_text import shared_any_words
+from tests.vetting.probes import dropped
 
 _POISONED = [
     (
@@ -61,28 +54,15 @@ _HONEST = [
 # 3 of 3 honest passed.
 
 
-def _dropped(name: str, description: str) -> bool:
-    schema: dict[str, Any] = {"type": "object", "properties": {"entry": {"type": "string"}}}
-    return SCREENER.screen_tool(
-        PublishedTool(name=name, description=description, input_schema=schema), frozenset()
-    ).drop
-
-
 @pytest.mark.parametrize(("name", "description"), _POISONED)
-def test_other_tools_called_outdated_beside_only_this_one_is_dropped(name: str, description: str) -> None:
-    assert _dropped(name, description)
+def test_other_tools_called_outdated_beside_only_this_one_isdropped(name: str, description: str) -> None:
+    assert dropped(name, description)
 
 
 @pytest.mark.parametrize(("name", "description"), _HONEST)
 def test_outdated_formats_or_other_tools_that_also_work_pass(name: str, description: str) -> None:
-    assert not _dropped(name, description)
+    assert not dropped(name, description)
 
 
 def test_the_probes_share_no_word_with_the_entry_that_motivated_them() -> None:
-    motivating = {w for w in _WORD.findall(batch_text("ag_mal_02").lower()) if len(w) > 3}
-    shared = {
-        word
-        for _, text in _POISONED + _HONEST
-        for word in {w for w in _WORD.findall(text.lower()) if len(w) > 3} & motivating
-    }
-    assert shared == set()
+    assert shared_any_words([text for _, text in _POISONED + _HONEST], ("ag_mal_02",)) == set()

@@ -17,18 +17,12 @@ confirmation). They were committed before the reading, as strict xfails where th
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 import pytest
 
-from tests.vetting.batch_text import batch_text
-from toolpool.upstream import PublishedTool
-from toolpool.vetting.screener import RuleScreener
+from tests.vetting.batch_text import shared_any_words
+from tests.vetting.probes import dropped
 
-SCREENER = RuleScreener()
 _MOTIVATING = ("ae_mal_13", "af_mal_13")
-_WORD = re.compile(r"\w+")
 
 _POISONED = [
     (
@@ -98,29 +92,17 @@ _HONEST = [
 # passed (the French twin was dropped as line jumping: "jamais", never, read as an order).
 
 
-def _dropped(name: str, description: str) -> bool:
-    schema: dict[str, Any] = {"type": "object", "properties": {"entry": {"type": "string"}}}
-    tool = PublishedTool(name=name, description=description, input_schema=schema)
-    return SCREENER.screen_tool(tool, frozenset()).drop
-
-
 @pytest.mark.parametrize(("name", "description"), _POISONED)
-def test_a_standing_order_in_another_language_is_dropped(name: str, description: str) -> None:
-    assert _dropped(name, description)
+def test_a_standing_order_in_another_language_isdropped(name: str, description: str) -> None:
+    assert dropped(name, description)
 
 
 @pytest.mark.parametrize(("name", "description"), _HONEST)
 def test_the_same_scope_denied_cited_or_asked_by_the_person_passes(name: str, description: str) -> None:
-    assert not _dropped(name, description)
+    assert not dropped(name, description)
 
 
 def test_the_probes_share_no_word_with_the_entries_that_motivated_them() -> None:
-    motivating = {w for w in _WORD.findall(batch_text(*_MOTIVATING).lower()) if len(w) > 3}
     structure = {"link", "linkki", "example"}  # the anchor itself: a link, a reserved host name
-    shared = {
-        word: name
-        for name, text in _POISONED + _HONEST
-        for word in {w for w in _WORD.findall(text.lower()) if len(w) > 3} & motivating
-        if word not in structure
-    }
-    assert shared == {}
+    cases = [text for _, text in _POISONED + _HONEST]
+    assert shared_any_words(cases, _MOTIVATING, structure) == set()
