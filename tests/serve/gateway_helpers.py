@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ INITIALIZE = {
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 _CLEARED = frozenset({"TOOLPOOL_SECRET_KEY", "TOOLPOOL_ADMIN_TOKEN"})
+_SERVER_TABLE = re.compile(r"^\[servers\.([A-Za-z0-9_-]+)[].]", re.MULTILINE)
 
 ALPHA_AND_BETA = [
     "mcp__demo_alpha__echo",
@@ -60,11 +62,30 @@ ALPHA_AND_BETA = [
 ]
 
 
-def copy_config(folder: Path) -> Path:
-    """A copy of examples/toolpool.toml in ``folder``: its store is made beside it."""
+def copy_config(folder: Path, servers: Collection[str] | None = None) -> Path:
+    """A copy of examples/toolpool.toml in ``folder``: its store is made beside it. With
+    ``servers``, only those of its servers (each a Python process the gateway starts: a test that
+    needs one saves the start-up of the others)."""
     target = folder / "toolpool.toml"
-    shutil.copyfile(EXAMPLE, target)
+    if servers is None:
+        shutil.copyfile(EXAMPLE, target)
+    else:
+        target.write_text(only_servers(EXAMPLE.read_text(encoding="utf-8"), servers), encoding="utf-8")
     return target
+
+
+def only_servers(config: str, servers: Collection[str]) -> str:
+    """``config`` without the tables of servers not in ``servers`` (the other tables kept as written)."""
+    unknown = set(servers) - set(_SERVER_TABLE.findall(config))
+    assert not unknown, f"not servers of the example: {sorted(unknown)}"
+    kept, keep = [], True
+    for line in config.splitlines(keepends=True):
+        if line.startswith("["):
+            table = _SERVER_TABLE.match(line)
+            keep = table is None or table.group(1) in servers
+        if keep:
+            kept.append(line)
+    return "".join(kept)
 
 
 def environment(**extra: str) -> dict[str, str]:

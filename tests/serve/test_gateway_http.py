@@ -208,7 +208,7 @@ async def test_only_the_clients_whose_view_changed_are_told(tmp_path: Path) -> N
 
 
 async def test_a_revoked_token_is_refused_at_its_next_request(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     token = new_token(config, "ci", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as running, bearer(token) as http:

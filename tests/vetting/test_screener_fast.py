@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from tests.data import DATASETS
 from tests.vetting.test_screener_datasets import labelled_peers, published
 from toolpool.upstream import PublishedTool
+from toolpool.vetting.peer_set import PeerSet
 from toolpool.vetting.screener import (
     RuleScreener,
     _directives,
@@ -286,14 +287,16 @@ def test_r5_the_fast_path_gives_the_full_screens_verdict_on_every_data_set_defin
     batches = sorted((HERE.parents[1] / "bench" / "data").glob("screen_batch_*.jsonl"))
     for path in [HERE / "screener_heldout.jsonl", *batches, *sorted(DATASETS.glob("*/normalized.jsonl"))]:
         rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    everyone = frozenset(_strings([row.get("name") for row in rows] + [row.get("server") for row in rows]))
-    described = frozenset(
+    everyone = PeerSet.of(_strings([row.get("name") for row in rows] + [row.get("server") for row in rows]))
+    described = PeerSet.of(
         Peer(row["name"], row.get("description") or "") for row in rows if isinstance(row.get("name"), str)
     )
+    # Every other definition as a peer, given as admission gives them: one set, less the tool's own
+    # name (a fresh set per tool would index thousands of peers again for each of them).
     for row in rows:
         tool = published(row)
-        others = frozenset(peer for peer in described if peer.name != tool.name)
-        for peers in (labelled_peers(row), everyone - {tool.name}, frozenset(), others):
+        mine = (tool.name,)
+        for peers in (labelled_peers(row), everyone.without(mine), frozenset(), described.without(mine)):
             assert FAST.screen_tool(tool, peers) == FULL.screen_tool(tool, peers), row.get("id")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,15 @@ from toolpool.vetting.screener._vocab import Vocab
 BATCHES = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 
+@cache
 def word_lists() -> list[Vocab]:
+    """Every word list the screener built (one walk of the heap: the property test asks per example)."""
     return sorted(
         {id(o): o for o in gc.get_objects() if isinstance(o, Vocab)}.values(), key=lambda v: v.needles
     )
 
 
+@cache
 def unguarded(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """The pattern a guarded word list was made from: ``(?=[…])(?:ORIGINAL)``."""
     source = pattern.pattern
