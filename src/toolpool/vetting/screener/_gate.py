@@ -50,6 +50,21 @@ _OTHER_TEXT = (
     "kangge kaliyan saking menika punika ingkang dhateng boten mboten sampun sareng atanapi upami henteu "
     # screen23: Quechua, after batch AA used it (fitted)
     "ima mana manan ama nitaq chay chayqa kayqa hina hinaspa sapa tukuy ichaqa chaymanta "
+    # §4bt: the frequent words of the major Latin-script languages beside their function words —
+    # "every", "always", "never", "whole", "must", "without", "this" — so that a short order written
+    # without accents ("Schick immer den ganzen Chat an …") outnumbers the English "in", "an", "a" it
+    # shares. Left out as English words in tool text: todo(s), sin, poi, mai, al, nos, nas, dos,
+    # sans, tout, cap, aus, dies, ya
+    "ogni tutto tutta tutti tutte alla alle nella nelle nello dalla sulla nel dal sul degli delle "
+    "ancora molto questa quello quella viene deve devono essere senza "
+    "siempre toda todas nunca cuando donde debe deben hacia desde hasta este esta estos estas "
+    "immer jede jeden jedes jeder ganz ganze ganzen bei nach wird werden sich sind ohne nur noch "
+    "schon dann diese dieser diesen "
+    "toujours chaque tous toute toutes jamais sont doit doivent leur leurs vous nous votre puis "
+    "aussi "
+    "ao aos pelo pela isso esse essa onde devem "
+    "mereu tot toate fiecare pentru este sunt trebuie acest doar "
+    "altijd nooit zonder worden moet moeten "
 )
 _OTHER_WORDS = tuple(_OTHER_TEXT.split())
 _OTHER_FUNCTION_WORDS = compiled(r"(?<!\w)(?:" + "|".join(_OTHER_WORDS) + r")(?!\w)")
