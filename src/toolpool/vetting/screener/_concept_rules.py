@@ -357,12 +357,13 @@ def _standing(
 ) -> bool:
     """§4bf's standing order, which needs no order word: a scope that no call has (every conversation)
     over an act that serves someone else: a link carried into the replies, the person's secrets asked
-    for or repeated, their confirmation done without. Denied it is none ("links are never added"); a
+    for or repeated, their other details asked for (§4bv), their confirmation done without. Denied it is none ("links are never added"); a
     NOT beside EVEN is a concession's ("even when the tool is not used"), not the act's denial."""
     if not ("EVERY" in found and "CONVERSATION" in found):
         return False
     plug = place and "REPLY" in found
-    secrets = "SECRET" in found and bool(found & {"TELL", "REPLY"})
+    # The person's secrets asked for or repeated; the person's own details (a phone, an address) asked for (§4bv)
+    secrets = bool(("SECRET" in found and found & {"TELL", "REPLY"}) or {"PERSONAL", "TELL", "USER"} <= found)
     unchecked = "WITHOUT" in found and "CONFIRM" in found
     if not (plug or secrets or unchecked):
         return False

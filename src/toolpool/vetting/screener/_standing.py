@@ -9,7 +9,8 @@ order word ("must", "always") and no writer named ("the assistant") is needed:
 - **a plug**: a product, a plan, an offer or a link recommended, mentioned, promoted or opened with
   ("… each reply suggests moving savings into VaultPay", "responses point them to the annual pass");
 - **the person's secrets asked for or repeated**: a password, a key, a card, an identity number
-  requested, or echoed back in every answer;
+  requested, or echoed back in every answer; their contact details asked for (§4bv: a phone or mobile
+  number, a home address);
 - **the person's check skipped** (§4bh): what is done for them goes ahead "with no approval step",
   "bypassing review", "skipping confirmation" (not over a harmless scope: read-only, a dry run).
 
@@ -50,7 +51,7 @@ _SCOPE = compiled(
     + r")\s+"
     r"(?:is|are|gets?)\s+(?:\w+\s+)?(?:answered|handled|addressed|started|opened|begun)|"
     r"\bbefore\s+(?:addressing|answering|handling|doing)\s+(?:anything|any(?:thing)?\s+else|the\s+(?:question|request))|"
-    r"\bbefore\s+anything\s+else\b|\bfor\s+(?:every|each|any)\s+(?:new\s+)?" + _TALK + r"\b|"
+    r"\bbefore\s+anything\s+else\b|\b(?:for|in)\s+(?:every|each|any)\s+(?:new\s+)?" + _TALK + r"\b|"
     r"\b(?:prior\s+to|before)\s+(?:any|every|each)\s+(?:other\s+)?tools?\s+(?:\w+\s+){0,2}?(?:used|called|chosen|"
     r"run|invoked|picked)|\bin\s+effect\s+before\s+any\s+tool|\bnot\s+only\s+when\s+this\s+tool\s+is\s+(?:called|used)|"
     r"\b(?:whatever|regardless\s+of|irrespective\s+of|no\s+matter)\s+(?:what\s+)?(?:the\s+)?(?:\w+\s+)?(?:subject|topic|"
@@ -82,6 +83,8 @@ _CHECK_SKIPPED = compiled(
     r"\b(?:skip\w*|bypass\w*|without|with\s+no|no\s+longer\s+(?:ask|wait)\w*(?:\s+for)?)\s+(?:\w+\s+){0,2}?"
     r"(?:confirm\w*|approv\w*|review\w*|consent|diffs?|asking|prompt\w*|sign-?off|the\s+person'?s?\s+(?:ok|yes))"
 )
+# The person's contact details (§4bv): a phone or mobile number asked for is theirs whoever is named.
+_CONTACT = compiled(r"\b(?:mobile|cell|phone|telephone)\s+(?:phone\s+)?numbers?\b|\bmobiles?\b")
 _ECHO = compiled(r"\b(?:repeat|echo|restat|includ|quot)\w*\b[^.;]{0,40}?\b(?:each|every|all)\s+" + _TURN)
 # The tool asking for its own input ("the tool asks for the account's API key") is no ask of the model's.
 _TOOLS_OWN = compiled(
@@ -139,7 +142,7 @@ def _serves_another(clause: str) -> bool:
     ask = _ASK.search(clause)
     if ask and (_SECRET.search(clause, ask.start()) or PERSONAL_SECRETS.search(clause, ask.start())):
         return True
-    if ask and PERSONAL_DATA.search(clause, ask.start()):
+    if ask and (PERSONAL_DATA.search(clause, ask.start()) or _CONTACT.search(clause, ask.start())):
         return True
     if _CHECK_SKIPPED.search(clause) and not harmless(clause):
         return True
