@@ -35,7 +35,7 @@ LIMIT = 6
 
 
 def _guarded_config(folder: Path) -> Path:
-    config = copy_config(folder)
+    config = copy_config(folder, ["demo_alpha"])
     text = config.read_text()
     keys = f"auth_failure_limit = {LIMIT}\nauth_failure_window_s = 120\nauth_refusal_s = 120\n"
     config.write_text(text.replace("[pool]\n", "[pool]\n" + keys, 1))

@@ -103,7 +103,7 @@ def test_a_stdio_snippet_needs_a_config_that_exists(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_the_stdio_command_a_snippet_names_starts_a_working_gateway(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     entries = [next(iter(next(iter(snippet(config, c).values())).values())) for c in CLIENTS]  # type: ignore[attr-defined]
     commands = {(entry["command"], tuple(entry["args"])) for entry in entries}
     assert len(commands) == 1  # every client starts the very same gateway

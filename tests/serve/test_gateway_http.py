@@ -43,7 +43,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_without_a_valid_token_every_request_gets_401_and_nothing_else(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     token = new_token(config, "ci", "--allow", "demo.*")
     revoked = new_token(config, "old", "--allow", "*")
     assert (await toolpool_async(config, "tokens", "revoke", "old")).returncode == 0
@@ -67,7 +67,7 @@ async def test_without_a_valid_token_every_request_gets_401_and_nothing_else(tmp
 
 
 async def test_a_request_naming_another_host_or_origin_is_refused_even_with_a_token(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     token = new_token(config, "ci", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as running:
@@ -89,7 +89,7 @@ async def test_a_request_naming_another_host_or_origin_is_refused_even_with_a_to
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_token_holder_gets_a_working_session_in_each_era(tmp_path: Path, era: str) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha", "demo_beta"])
     token = new_token(config, "ci", "--allow", "demo.*", "--resource", "k1")
     with anyio.fail_after(TEST_S):
         async with (
@@ -113,7 +113,7 @@ async def test_a_token_holder_gets_a_working_session_in_each_era(tmp_path: Path,
 async def test_a_legacy_http_session_is_told_on_its_stream_when_another_process_disables_a_tool(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     token = new_token(config, "ci", "--allow", "*")
     changes = Changes()
     with anyio.fail_after(TEST_S):
@@ -133,7 +133,7 @@ async def test_a_legacy_http_session_is_told_on_its_stream_when_another_process_
 async def test_a_2026_http_client_is_told_on_its_listen_stream_when_another_process_disables_a_tool(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     token = new_token(config, "ci", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with (
@@ -155,10 +155,10 @@ async def test_a_2026_http_client_is_told_on_its_listen_stream_when_another_proc
 async def test_a_server_whose_first_tool_another_process_enables_is_connected_and_its_tool_served(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha", "demo_beta"])
     text = config.read_text()
-    start, end = text.index("[servers.demo_beta.tools.lookup]"), text.index("[servers.demo_faulty]")
-    config.write_text(text[:start] + text[start:end].replace("enabled = true\n", "") + text[end:])
+    start = text.index("[servers.demo_beta.tools.lookup]")  # beta's tools end the copy
+    config.write_text(text[:start] + text[start:].replace("enabled = true\n", ""))
     token = new_token(config, "ci", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with (
@@ -180,7 +180,7 @@ async def test_a_server_whose_first_tool_another_process_enables_is_connected_an
 
 
 async def test_only_the_clients_whose_view_changed_are_told(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha", "demo_beta"])
     alpha = new_token(config, "alpha", "--allow", "demo.*")
     beta = new_token(config, "beta", "--allow", "beta.*")
     alpha_changes, beta_changes = Changes(), Changes()

@@ -50,7 +50,7 @@ def _result(body: str) -> dict[str, Any]:
 async def test_a_rate_limited_call_gets_retry_after_in_both_eras_and_a_call_that_runs_does_not(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     text = config.read_text(encoding="utf-8")
     config.write_text(text.replace("[servers.demo_alpha]\n", '[servers.demo_alpha]\nrate = "1/min"\n', 1))
     token = new_token(config, "ci", "--allow", "*")
@@ -135,7 +135,7 @@ async def test_a_slow_answers_headers_go_out_after_the_hold_without_waiting_for_
 async def test_a_call_over_a_principals_quota_gets_retry_after_over_the_legacy_stream(tmp_path: Path) -> None:
     # A quota is a limit of its own (no server or tool limit in this configuration): the
     # gateway must still hold the stream's headers back to add the wait.
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     text = config.read_text(encoding="utf-8")
     config.write_text(text + '\n[principals."*"]\nquota_calls = 1\nquota_period = "hour"\n', encoding="utf-8")
     token = new_token(config, "ci", "--allow", "*")

@@ -64,7 +64,7 @@ async def test_without_allow_globs_every_enabled_tool_is_listed_and_forbidden_on
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_call_passes_every_gate_and_a_refusal_carries_its_code(tmp_path: Path, era: str) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha", "demo_faulty"])
     with anyio.fail_after(TEST_S):
         async with stdio_client(config, era) as client:
             await client.list_tools()
@@ -83,7 +83,7 @@ async def test_a_call_passes_every_gate_and_a_refusal_carries_its_code(tmp_path:
 async def test_a_tool_disabled_by_another_process_is_refused_and_the_legacy_client_is_told(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     changes = Changes()
     with anyio.fail_after(TEST_S):
         async with stdio_client(config, "legacy", changes=changes) as client:
@@ -102,7 +102,7 @@ async def test_a_tool_disabled_by_another_process_is_refused_and_the_legacy_clie
 async def test_a_tool_disabled_by_another_process_reaches_a_2026_client_on_its_listen_stream(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     with anyio.fail_after(TEST_S):
         async with stdio_client(config, "2026-07-28") as client:
             assert "mcp__demo_alpha__echo" in names(await client.list_tools())
@@ -119,7 +119,7 @@ async def test_a_tool_disabled_by_another_process_reaches_a_2026_client_on_its_l
 
 
 async def test_a_crashed_server_is_revoked_and_comes_back_after_its_backoff(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha", "demo_faulty"])
     changes = Changes()
     with anyio.fail_after(TEST_S):
         async with stdio_client(config, "legacy", changes=changes) as client:

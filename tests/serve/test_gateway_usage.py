@@ -39,7 +39,8 @@ def _tokens_by_alias(listed: mcp_types.ListToolsResult) -> dict[str, int]:
 async def test_every_tools_list_answer_is_counted_with_the_tokens_of_the_tools_the_client_received(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    # faulty is served but none of its tools is granted: it must not be counted
+    config = copy_config(tmp_path, ["demo_alpha", "demo_beta", "demo_faulty"])
     with anyio.fail_after(TEST_S):
         async with stdio_client(config, "legacy", "demo.*", "beta.*") as client:
             first = await client.list_tools()

@@ -68,7 +68,7 @@ async def _until(events: AsyncIterator[dict[str, Any]], wanted: Mapping[str, Any
 async def test_with_an_admin_token_mcp_the_admin_api_and_the_ui_share_one_port_with_planes_apart(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     client_token = new_token(config, "ana", "--allow", "demo.*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0", env=WITH_ADMIN) as gateway:
@@ -94,7 +94,7 @@ async def test_with_an_admin_token_mcp_the_admin_api_and_the_ui_share_one_port_w
 
 
 async def test_without_an_admin_token_the_service_is_mcp_only(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     client_token = new_token(config, "ana", "--allow", "demo.*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as gateway:
@@ -107,7 +107,7 @@ async def test_without_an_admin_token_the_service_is_mcp_only(tmp_path: Path) ->
 
 
 async def test_the_admin_api_and_the_ui_refuse_a_request_that_names_another_host(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0", env=WITH_ADMIN) as gateway:
             base = _base(gateway.url)
@@ -124,7 +124,7 @@ async def test_the_admin_api_and_the_ui_refuse_a_request_that_names_another_host
 async def test_a_host_name_is_matched_in_any_case_on_every_path_and_another_host_is_refused_in_any_case(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     client_token = new_token(config, "ana", "--allow", "demo.*")
     answers: dict[tuple[str, str], int] = {}
     with anyio.fail_after(TEST_S):
@@ -166,7 +166,7 @@ async def test_a_host_name_is_matched_in_any_case_on_every_path_and_another_host
 async def test_the_event_stream_shows_calls_made_over_mcp_and_changes_made_by_another_process(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     client_token = new_token(config, "ana", "--allow", "demo.*")
     with anyio.fail_after(TEST_S):
         async with (

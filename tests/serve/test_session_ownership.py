@@ -71,7 +71,7 @@ async def _victim(url: str, token: str, session_ids: list[str]) -> AsyncIterator
 async def test_another_tokens_session_id_changes_nothing_of_the_victims_session_and_is_audited(
     tmp_path: Path,
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha", "demo_beta", "demo_poisoned"])
     _echo_not_enabled(config)
     victim_token = new_token(config, "victim", "--allow", "*")
     attacker_token = new_token(config, "mallory", "--allow", "*")
@@ -114,7 +114,7 @@ async def test_another_tokens_session_id_changes_nothing_of_the_victims_session_
 
 
 async def test_the_owner_of_a_session_can_still_end_it(tmp_path: Path) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     token = new_token(config, "ana", "--allow", "*")
     with anyio.fail_after(TEST_S):
         async with served(config, "--http", "127.0.0.1:0") as running, bearer(token) as http:

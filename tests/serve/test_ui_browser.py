@@ -137,7 +137,7 @@ def test_an_operator_logs_in_enables_a_tool_and_sees_calls_arrive_live(
 def test_through_the_service_an_operator_enables_a_tool_and_sees_its_mcp_call_arrive_live(
     page: Page, tmp_path: Path
 ) -> None:
-    config = copy_config(tmp_path)
+    config = copy_config(tmp_path, ["demo_alpha"])
     assert toolpool(config, "disable", "demo_alpha", "echo").returncode == 0
     client_token = new_token(config, "agent-7", "--allow", "demo.*")
     problems: list[str] = []
