@@ -1,8 +1,9 @@
 """Running ``toolpool serve`` as a real process and speaking to it with the official MCP client.
 
 Every process started here is stopped and reaped when its context exits, whatever the test
-did. Every wait is bounded (the client contexts by the test, around the whole); a gateway
-starts five demo servers, which takes seconds on a small machine, hence the generous bounds.
+did. Every wait is bounded (the client contexts by the test, around the whole); a gateway on
+the whole example starts five demo servers, which takes seconds on a small machine, hence the
+generous bounds (a test that needs fewer names them: ``copy_config(folder, servers)``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from tests.helpers import is_running
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "toolpool.toml"
 ERAS = ["legacy", "2026-07-28"]
-START_S = 120  # five demo servers start with the gateway (Python start-up, handshake, listing)
+START_S = 120  # up to five demo servers start with the gateway (Python start-up, handshake, listing)
 WAIT_S = 60  # any other wait: a call, a notification, a CLI command
 STOP_S = 30  # closing: uvicorn's graceful window, then every upstream child is reaped
 TEST_S = START_S + 3 * WAIT_S  # a whole test: a gateway's start and a few waits
