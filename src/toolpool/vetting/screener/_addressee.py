@@ -48,6 +48,16 @@ _CALLED = (
     r"(?:call(?:ed|s|ing)?|invok(?:ed|es|ing|e)|us(?:ed|es|ing|e)|r[au]n(?:s|ning)?|trigger(?:ed|s)?|start(?:ed|s)?|"
     r"load(?:ed|s)?|execut(?:ed|es|e)|consult(?:ed|s)?|set\s+(?:\w+\s+)?up)\b"
 )
+# A quiet act, whose need may be denied (§4bz: "there's no need to recite the table at the start of each
+# chat" orders nothing): any verb but those of asking, telling, confirming, sending or paying — a need of
+# these denied takes a safeguard away ("no need to ask the user", "need not be told"), it denies nothing.
+_QUIET_ACT = (
+    r"(?:be\s+)?(?!(?:be|ask|tell|told|inform|notif|mention|confirm|check|wait|seek|get|got|obtain|request|"
+    r"warn|show|explain|disclos|say|said|alert|report|let|announc|reveal|shar|send|sent|forward|includ|add|"
+    r"verif|prompt|bother|involv|consult|keep|kept|hid|pay|paid|charg|sign|approv|accept|agree|consent|"
+    r"remind|greet|welcom|introduc|offer|recommend|suggest|advis|point|rais|bring|brought|flag|surfac|"
+    r"narrat|remark|notic|hear|heard|know|known|aware|featur)\w*\b)[a-z]+\b"
+)
 _DENIAL = compiled(
     r"\b(?:is|are|was|were|be|gets?|isn't|aren't)\s+(?:not\s+|never\s+)(?:\w+\s+)?(?:(?:meant|supposed|"
     r"intended|designed|expected|required|needed|obliged|necessary)\s+(?:to\s+(?:be\s+)?)?)?" + _CALLED + r"|"
@@ -58,6 +68,8 @@ _DENIAL = compiled(
     + r"|"
     r"\bneeds?\s+not\s+(?:to\s+)?(?:be\s+)?" + _CALLED + r"|"
     r"\b(?:does|do|did)\s*(?:not|n't)\s+(?:need|have)\s+to\s+(?:be\s+)?" + _CALLED + r"|"
+    r"\bno\s+need\s+to\s+(?:\w+ly\s+)?" + _QUIET_ACT + r"|\bneeds?\s+not\s+" + _QUIET_ACT + r"|"
+    r"\b(?:does|do|did)\s*(?:not|n't)\s+need\s+to\s+" + _QUIET_ACT + r"|"
     r"\b(?:not|never)\s+(?:obligatory|mandatory|required|necessary)\s+to\s+" + _CALLED + r"|"
     r"\b(?:does|do|did)\s+nothing\b|\b(?:stays?|remains?|sits?)\s+idle\b|\bidles?\b|"
     r"\b(?:has|have|holds?|carries|carry|gives?|sets?)\s+(?:no|zero|not\s+any)\s+(?:\w+\s+){0,2}?"

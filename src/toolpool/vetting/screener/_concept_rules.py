@@ -53,6 +53,7 @@ __all__ = ["concept_findings"]
 # exclamation and question marks of CJK, Devanagari, Arabic and Urdu text, the full stops of
 # Armenian, Ethiopic, Burmese and Khmer text, or a line break.
 _SENTENCE = compiled(r"[.!?](?=\s|$)|[\u3002\uff01\uff1f\u0964\u0965\u061f\u06d4\u0589\u1362\u104b\u17d4\n]")
+_SEMICOLON = compiled(r"[;\u061b\u1364\uff1b]")  # of Latin, Arabic, Ethiopic, CJK text
 _IDENTIFIER = compiled(r"[a-z0-9_][a-z0-9_.-]*[a-z0-9_]")
 # A peer's name that cannot be a word of the text ("send_sms", "geocode-v2", not "ppt" or "svg").
 _NAMED = compiled(r"[_.\d-]")
@@ -98,7 +99,10 @@ def concept_findings(doc: Doc, own: str, peers: Collection[str]) -> Iterator[Fin
             "ONLY" in found for _, found in sentences
         )
         for sentence, found in sentences:
-            for signal in _classes(sentence, found, part, own, names, inputs, claim, languages, placed):
+            clauses = _clause_concepts(sentence, codes)
+            for signal in _classes(
+                sentence, found, part, own, names, inputs, claim, languages, placed, clauses
+            ):
                 if (signal, part.where) not in reported:
                     reported.add((signal, part.where))
                     yield Finding(signal, part.where, 1.0)
@@ -131,6 +135,14 @@ def _placed(doc: Doc) -> frozenset[str]:
     )
 
 
+def _clause_concepts(sentence: str, codes: Sequence[str]) -> tuple[frozenset[str], ...]:
+    """The concepts of each clause of a sentence joined by semicolons; none when it has one clause."""
+    clauses = _SEMICOLON.split(sentence)
+    if len(clauses) < 2:
+        return ()
+    return tuple(frozenset().union(*(concepts_in(clause, code) for code in codes)) for clause in clauses)
+
+
 def _sentences(text: str) -> Iterator[str]:
     start = 0
     for match in _SENTENCE.finditer(text):
@@ -151,9 +163,13 @@ def _classes(
     claim: bool,
     patterns: Sequence[dict[str, re.Pattern[str]]],
     placed: frozenset[str] = frozenset(),
+    clauses: tuple[frozenset[str], ...] = (),
 ) -> Iterator[str]:
     """The classes of one sentence; ``claim``: its string calls this tool the only one, or names it;
-    ``placed``: the parameters whose default is a literal place (a sentence of theirs points there)."""
+    ``placed``: the parameters whose default is a literal place (a sentence of theirs points there);
+    ``clauses``: the concepts of each clause when semicolons join several (§4bz: a scope orders the
+    act of its own clause, not the person's ask of the next: "call only when asked; no need to read
+    the rules at the start of every conversation")."""
     if not found:
         return
     words = set(_IDENTIFIER.findall(sentence))
@@ -167,7 +183,11 @@ def _classes(
     if others and ((claim and _run_down(found, order, denied_peer)) or _conceded(found, own in words)):
         yield "squatting"
     standing = _standing(sentence, found, place, patterns)
-    if (standing or _line_jumping(found, place)) and not _call_denied(sentence, found, place, patterns):
+    # Data sent out is the sentence's act whichever clause holds it; a call or a telling may be the
+    # person's own ask in the next clause.
+    whole = not clauses or bool(found & {"SEND", "DISPATCH"})
+    jumping = _line_jumping(found, place) if whole else any(_line_jumping(c, place) for c in clauses)
+    if (standing or jumping) and not _call_denied(sentence, found, place, patterns):
         yield "line_jumping"
     if "FROMNOW" in found:
         # From a version on, done without asking, or the asking removed (and nothing denied: "… never
