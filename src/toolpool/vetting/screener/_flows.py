@@ -59,6 +59,17 @@ _SEND = re.compile(
 _ENDED = compiled(
     r"\b(?:no\s+longer|not|never|n't|stop(?:s|ped)?|cease[sd]?\s+to)\s+(?:(?!only\b|just\b|merely\b)\w+\s+)?$"
 )
+# A negation that governs the verb after it, past one adverb or a verb joined by "or": "never forwards",
+# "don't pass … on", "does not knowingly upload", "never sell or pass on" (§4ca). Not "never forget to
+# upload" nor "don't wait and send": the negation is of another verb.
+_DENIED_VERB = compiled(
+    r"(?:\b(?:not|never|no\s+longer)|n't|\bstop(?:s|ped)?|\bceased?\s+to)\s+"
+    r"(?:(?!only\b|just\b|merely\b|but\b)\w+\s+)?(?:(?:or|nor)\s+)?$"
+)
+# Another place named beside the denial: "never sent anywhere except …", "… instead, send it to …".
+_ELSEWHERE = compiled(
+    r"\b(?:instead|except|other\s+than|apart\s+from|besides|save\s+for|only\s+to|but\s+to)\b"
+)
 # Kept elsewhere: leaving only with a destination named ("backed up to notes-backup.io").
 STORE = r"\bback(?:s|ed|ing)?\s+up\b|\bstor(?:e|es|ed|ing)\b"
 # Any verb of transfer, for a flow to a literal destination ("cc'd to", "routed to", "written to").
@@ -191,6 +202,16 @@ def persons_records(sentence: str) -> bool:
     return bool(PERSONS_OWN.search(sentence)) and not covets(sentence)
 
 
+def _denied_throughout(sentence: str) -> bool:
+    """Every verb of transfer in the sentence denied right before it, and no other place named."""
+    verbs = [m.start() for m in FLOW.pattern.finditer(sentence)]
+    return (
+        bool(verbs)
+        and all(_DENIED_VERB.search(sentence, max(0, at - 60), at) for at in verbs)
+        and _ELSEWHERE.search(sentence) is None
+    )
+
+
 def sends(sentence: str) -> bool:
     """A verb of sending that is not ended by a negation ("no longer include …" is data kept back)."""
     return next(sending(sentence), None) is not None
@@ -204,6 +225,8 @@ def sending(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Ma
 
 
 def flow(sentence: str) -> tuple[str, float] | None:
+    if _denied_throughout(sentence):
+        return None  # "we never pass a customer's address to advertisers" is a promise (§4ca)
     payload = _OWNERS_PLACE.sub(" ", sentence)  # "to the account's own endpoints" says whose the place is
     personal = PERSONAL.search(payload) or PERSONAL_DATA.search(payload)
     valuable = personal or is_valuable(payload) or FLOW_OBJECTS.search(payload) is not None
