@@ -106,7 +106,10 @@ def foreign(text: str) -> bool:
     count = len(_WORDS.findall(lower))
     if count < _MIN_WORDS:
         return False
-    other, english = len(_OTHER_FUNCTION_WORDS.findall(lower)), len(_ENGLISH.findall(lower))
+    other, found = len(_OTHER_FUNCTION_WORDS.findall(lower)), _ENGLISH.findall(lower)
+    # Two-letter English words are frequent words of languages written with marks (Finnish and Estonian
+    # "on", Polish and Czech "to", Breton "an", Turkmen "at"): with a marked letter, only longer ones count.
+    english = sum(len(word) > 2 for word in found) if marked else len(found)
     if marked > _ACCENTED * letters:
         return other >= english
     if marked and english == 0 and count >= _LONGER:
