@@ -29,6 +29,7 @@ from __future__ import annotations
 from toolpool.vetting.screener._guard import compiled
 
 __all__ = [
+    "ANYTHING_DONE",
     "bounded_elsewhere",
     "denied",
     "from_now_for_people",
@@ -38,6 +39,13 @@ __all__ = [
     "undenied",
 ]
 
+# After "before anything" (or "everything"): "anything" the subject of its own clause — "before anything is
+# sent", "… goes out", "… gets bought" (§4cd) — says when a check happens; it takes no turn of the model.
+# "Before anything *else* is answered" is still "first of all": "else" makes it a priority, not a bound.
+ANYTHING_DONE = (
+    r"(?!\s+(?:is|are|was|were|gets?|got|goes|went|leaves?|left|happens?|has|have|had|will|can|moves?|"
+    r"ships?|changes?|reaches?|comes?|runs?)\b)"
+)
 # A clause ends at ; : ! ? a full stop, a dash, and a comma that joins another clause ("…, and every reply …").
 _CLAUSE_END = compiled(r"[;:!?\n]|\.(?=\s|$)|\s[\u2013\u2014]\s|,\s*(?:and|but|while|whereas|yet|so|then)\b")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from toolpool.vetting.screener._address import DICTATED
+from toolpool.vetting.screener._addressee import ANYTHING_DONE
 from toolpool.vetting.screener._guard import compiled
 
 __all__ = [
@@ -64,8 +65,9 @@ SCOPE: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         compiled(
-            r"\b(?:before|prior\s+to|ahead\s+of)\s+(?:answering|replying|responding|composing|anything|everything|"
-            r"whatever|doing\s+anything|(?:you\s+)?(?:touch|us|call|run|do|answer|repl|respond|invok)\w*\s+"
+            r"\b(?:before|prior\s+to|ahead\s+of)\s+(?:answering|replying|responding|composing|(?:anything|everything)"
+            + ANYTHING_DONE
+            + r"|whatever|doing\s+anything|(?:you\s+)?(?:touch|us|call|run|do|answer|repl|respond|invok)\w*\s+"
             r"(?:any|anything|every)|any\s+other|every|each|all|(?:your|the)\s+(?:very\s+)?first\s+(?:reply|answer|"
             r"response|message|turn)|greeting|\w+ing\s+(?:anyone|anything|the\s+(?:user|person|human)))\b|"
             r"\b(?:the\s+)?(?:very\s+)?first\s+(?:thing|step|action|call|message)\s+(?:in|of|on)\s+(?:any|every|each)\b|"

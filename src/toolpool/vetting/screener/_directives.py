@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from toolpool.vetting.screener._addressee import (
+    ANYTHING_DONE,
     bounded_elsewhere,
     denied,
     from_now_for_people,
@@ -284,7 +285,9 @@ _PHRASES = (
         r"processing\s+)?(?:any|every|each|all)\s+(?:other\s+)?(?:tasks?|requests?|responses?|repl(?:y|ies)|"
         r"answers?|messages?|conversations?|interactions?|user\s+(?:requests?|messages?|quer(?:y|ies)|"
         r"prompts?)|prompts?|quer(?:y|ies)|turns?|actions?)\b|\bbefore\s+(?:doing|saying|answering|"
-        r"responding\s+to)?\s*anything(?:\s+else)?\b|\bat\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|"
+        r"responding\s+to)?\s*anything(?:\s+else\b|\b"
+        + ANYTHING_DONE
+        + r")|\bat\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|"
         r"any)\s+(?:conversation|session|chat|task|turn)\b",
         0.7,
         by_sentence=True,
