@@ -15,7 +15,11 @@ they ask for more rows, this tool returns at most 500") describes its job: no pi
 
 from __future__ import annotations
 
+import re
+from itertools import chain
+
 from toolpool.vetting.screener._addressee import negated_just_before, person_gate
+from toolpool.vetting.screener._categories import RUN_DOWN_MORE
 from toolpool.vetting.screener._context import MENTION_STRENGTH
 from toolpool.vetting.screener._framing import OVERRIDE_CHOICE, RIVALS, conceded, overridden
 from toolpool.vetting.screener._gain import NAMED, gains_elsewhere, no_tool_run_down
@@ -42,7 +46,7 @@ def squatting(sentence: str, own: str = "") -> tuple[str, float] | None:
         and gate is None
         and (_self_chosen(sentence) or (conceded(sentence, override) and ORDER.search(sentence)))
     )
-    run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence)
+    run_down = RUN_DOWN.search(sentence) or EXCLUSIVE.search(sentence) or _defect_said(sentence)
     if not (run_down or chosen):
         return None
     named = (tool.start() for tool in NAMED.finditer(sentence))  # this tool's own words are blanked
@@ -67,6 +71,29 @@ _DOING = compiled(
     r"this\s+(?:tool|one)\s+(?:(?:also|always|still|then|only|just|simply)\s+)?"
     r"(?!(?:is|was|has|does|gets|wins|takes|comes|goes|stays|remains|replaces|handles|answers|serves)\b)[a-z]+(?<!s)s\b"
 )
+
+
+# A relative clause on a rival just named: "<peer>, which double-books and loses deposits" (§4ce).
+_WHICH = compiled(r",?\s+(?:which|that|as\s+it|since\s+it|because\s+it)\b")
+_CLAUSE_END = compiled(r"[.;:!?\n]")
+_DEFECT_REACH = 80  # characters of the relative clause read for what the rival does wrong
+
+
+def _defect_said(sentence: str) -> re.Match[str] | None:
+    """A defect said as what a rival does ("loses", "mangles", "no longer works"), in a relative clause
+    right after its name: the wording of ``RUN_DOWN_MORE``, read only there (elsewhere "overwriting" or
+    "no standing" is no run-down)."""
+    for rival in chain(RIVALS.pattern.finditer(sentence), NAMED.finditer(sentence)):
+        which = _WHICH.match(sentence, rival.end())
+        if which is None:
+            continue
+        end = _CLAUSE_END.search(sentence, which.end())
+        found = RUN_DOWN_MORE.search(
+            sentence, which.end(), min(end.start() if end else len(sentence), which.end() + _DEFECT_REACH)
+        )
+        if found is not None:
+            return found
+    return None
 
 
 def _self_chosen(sentence: str) -> bool:
