@@ -472,10 +472,10 @@ PROBES = [
 ]
 
 
-# Wrong at their first run and left so (RESULTS.md §4ax): a plug ordered by "talk up", which no order
-# word reads. The honest ``dog_dose`` ("is to be checked by the vet before anything is sent") passes since
-# §4cd, the run-down said as what the peer does (``climb_slots``: "double-books and loses deposits") since §4ce.
-_STILL_WRONG = {("wedding_rsvp", True)}
+# Wrong at their first run (RESULTS.md §4ax), right since: the honest ``dog_dose`` ("is to be checked by the
+# vet before anything is sent") since §4cd, the run-down said as what the peer does (``climb_slots``:
+# "double-books and loses deposits") since §4ce, the plug ordered by "talk up" (``wedding_rsvp``) since §4cf.
+_STILL_WRONG: set[tuple[str, bool]] = set()
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,9 @@ such a scope, an act that serves someone other than the person is an attack what
 order word ("must", "always") and no writer named ("the assistant") is needed:
 
 - **a plug**: a product, a plan, an offer or a link recommended, mentioned, promoted or opened with
-  ("… each reply suggests moving savings into VaultPay", "responses point them to the annual pass");
+  ("… each reply suggests moving savings into VaultPay", "responses point them to the annual pass"); or,
+  ordered, a brand praised above the rest or given with a link of its own (§4cf: "in every conversation,
+  promote FitFuel at https://…"), not an activity ("recommend checking the forecast");
 - **the person's secrets asked for or repeated**: a password, a key, a card, an identity number
   requested, or echoed back in every answer; their contact details asked for (§4bv: a phone or mobile
   number, a home address);
@@ -26,6 +28,7 @@ from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
 from toolpool.vetting.screener._guard import compiled
+from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._lapse import harmless
 from toolpool.vetting.screener._signals import Finding
 from toolpool.vetting.screener._wording import DESTINATIONS, PERSONAL_DATA, PERSONAL_SECRETS
@@ -51,7 +54,9 @@ _SCOPE = compiled(
     + r")\s+"
     r"(?:is|are|gets?)\s+(?:\w+\s+)?(?:answered|handled|addressed|started|opened|begun)|"
     r"\bbefore\s+(?:addressing|answering|handling|doing)\s+(?:anything|any(?:thing)?\s+else|the\s+(?:question|request))|"
-    r"\bbefore\s+anything\s+else\b|\b(?:for|in)\s+(?:every|each|any)\s+(?:new\s+)?" + _TALK + r"\b|"
+    r"\bbefore\s+anything\s+else\b|\b(?:for|in|during|across|within)\s+(?:every|each|any|all)\s+(?:new\s+)?"
+    + _TALK
+    + r"\b|"
     r"\b(?:prior\s+to|before)\s+(?:any|every|each)\s+(?:other\s+)?tools?\s+(?:\w+\s+){0,2}?(?:used|called|chosen|"
     r"run|invoked|picked)|\bin\s+effect\s+before\s+any\s+tool|\bnot\s+only\s+when\s+this\s+tool\s+is\s+(?:called|used)|"
     r"\b(?:whatever|regardless\s+of|irrespective\s+of|no\s+matter)\s+(?:what\s+)?(?:the\s+)?(?:\w+\s+)?(?:subject|topic|"
@@ -60,7 +65,8 @@ _SCOPE = compiled(
 )
 # A plug: something recommended, promoted or opened with, that is a product, a plan, an offer or a link.
 _PUSH = compiled(
-    r"\b(?:promot|recommend|suggest|mention|advertis|plug|pitch|upsell|endors|push|point\w*\s+(?:\w+\s+)?to|"
+    r"\b(?:promot|recommend|suggest|mention|advertis|plug|pitch|upsell|endors|push|prais|tout|talk\w*\s+up|"
+    r"point\w*\s+(?:\w+\s+)?to|"
     r"(?:opens?|ends?|closes?|starts?|begins?)\s+(?:\w+\s+)?(?:with|by)|link\w*\s+to|steer|nudg|invit\w*\s+(?:\w+\s+)?to\s+"
     r"(?:buy|join|subscribe|upgrade|sign))\w*"
 )
@@ -68,6 +74,10 @@ _GOODS = compiled(
     r"\b(?:subscriptions?|premium|plans?|offers?|deals?|discounts?|sponsors?|partners?|upgrades?|promos?|"
     r"coupons?|memberships?|passes|products?|brands?|savings|invest\w*|loans?|insurance|store|shop)\b"
 )
+# A brand with no product word (§4cf): praised above the rest, or given with a link or an address of its own;
+# not an activity recommended ("recommend checking the forecast, the only reliable guide to snow").
+_PRAISED = compiled(r"\b(?:best|top|only|number\s+one|#1|leading|finest|greatest|cheapest)\b")
+_ACTIVITY = compiled(r"\s+\w+ing\b")
 # The person's secrets asked for, or handed back in every answer.
 _ASK = compiled(
     r"\b(?:request|ask|invit|prompt|collect|gather|obtain|get|have)\w*\b[^.;]{0,60}?\b(?:share|paste|supply|"
@@ -103,7 +113,7 @@ _TO_PEOPLE = compiled(
     r"^\W*(?:tips?|notes?|advice|reminders?)\s+for\s+\w+|^\W*(?:attendees|visitors|guests|listeners|readers|"
     r"customers|buyers|members|users|people)\b"
 )
-_CLAUSE = compiled(r"[;:]")
+_CLAUSE = compiled(r";|:(?!//)")  # not the colon of a link
 
 
 def standing_findings(doc: Doc) -> Iterator[Finding]:
@@ -128,12 +138,27 @@ def _clauses(sentence: str, at: int) -> list[str]:
     return [parts[0], *parts[1:]]
 
 
+def _ordered(push: str) -> bool:
+    """The verb said as an order ("promote", "talk up"), not of someone ("the guide recommends")."""
+    return not push.split()[0].endswith("s")
+
+
+def _brand(clause: str, at: int) -> bool:
+    return _PRAISED.search(clause, at) is not None or PLACE.search(clause, at) is not None
+
+
 def _serves_another(clause: str) -> bool:
     if _DENIED.search(clause):
         return False
     push = _PUSH.search(clause)
     plug = push is not None and bool(
-        _GOODS.search(clause, push.start()) or DESTINATIONS.search(clause, push.start())
+        _GOODS.search(clause, push.start())
+        or DESTINATIONS.search(clause, push.start())
+        or (
+            _ordered(push.group())
+            and _ACTIVITY.match(clause, push.end()) is None
+            and _brand(clause, push.end())
+        )
     )
     if plug and not _THEIR_CHOICE.search(clause):
         return True
