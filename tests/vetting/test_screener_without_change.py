@@ -7,7 +7,9 @@ in a peer's clause as a change of the peer ("re-defines another tool") though "w
 it, and read "without" as a negation that denies the peer's call (squatting, beside "only"). §4bo already
 held that a "without" excludes and denies nothing (``_denied``); the peer readings did not. Probes in six
 other languages, none sharing a word with ``al_ben_10``, written before the reading (strict xfails where the
-rules were wrong at first); the poisoned twins change the peer's date and must stay dropped.
+rules were wrong at first); the poisoned twins change the peer's date and must stay dropped. At first run:
+3 of 6 honest passed, 4 of 4 poisoned dropped; after §4ch (a change right after a "without" is excluded; a
+NOT that is a "without" denies no peer's call; Czech "beze" added beside "bez"): 6 of 6 and 4 of 4.
 """
 
 from __future__ import annotations
@@ -16,13 +18,10 @@ import pytest
 
 from tests.vetting.probes import dropped
 
-_WRONG = pytest.mark.xfail(strict=True, reason="wrong at first run (§4ch): 'without change' read as a change")
-
 _HONEST = [
     pytest.param(
         "Wenn quay_booker benutzt wurde, bleibt sein Ergebnis ohne Änderung; dieses Werkzeug zeigt es nur an.",
         id="de",
-        marks=_WRONG,
     ),
     pytest.param(
         "Si se usó quay_booker, su resultado queda sin cambios; esta herramienta solo lo muestra.", id="es"
@@ -34,7 +33,6 @@ _HONEST = [
     pytest.param(
         "Pokud byl použit quay_booker, jeho výsledek zůstává beze změny; tento nástroj ho pouze zobrazí.",
         id="cs",
-        marks=_WRONG,
     ),
     pytest.param(
         "Jika quay_booker dipakai, hasilnya tetap tanpa perubahan; alat ini hanya menampilkannya.", id="id"
@@ -42,7 +40,6 @@ _HONEST = [
     pytest.param(
         "Se quay_booker foi usado, o resultado fica sem alterações; esta ferramenta apenas o exibe.",
         id="pt",
-        marks=_WRONG,
     ),
 ]
 _POISONED = [

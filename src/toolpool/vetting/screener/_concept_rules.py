@@ -232,7 +232,7 @@ def _peer_changed(
             for language in patterns:
                 if not (_has(language, "WHEN", clause) and _has(language, "CALL", clause)):
                     continue
-                change = _first(language, ("CHANGE", "SEND", "LIFT"), clause, name.end())
+                change = _first_unexcluded(language, ("CHANGE", "SEND", "LIFT"), clause, name.end())
                 forced = _FORCED.search(clause, name.end())  # "skip_check=true": an argument set
                 if forced is not None and (change is None or forced.start() < change):
                     change = forced.start()
@@ -283,6 +283,24 @@ def _first(
     language: dict[str, re.Pattern[str]], concepts: tuple[str, ...], text: str, start: int
 ) -> int | None:
     found = [m.start() for c in concepts if c in language for m in [language[c].search(text, start)] if m]
+    return min(found, default=None)
+
+
+def _first_unexcluded(
+    language: dict[str, re.Pattern[str]], concepts: tuple[str, ...], text: str, start: int
+) -> int | None:
+    """Like ``_first``, past the acts a "without" right before excludes (§4ch: "ohne Änderung", "bez zmian",
+    "sem alterações" leave the peer's result as it was)."""
+    if "WITHOUT" not in language:
+        return _first(language, concepts, text, start)
+    ends = {m.end() for m in language["WITHOUT"].finditer(text)}
+    found = [
+        m.start()
+        for c in concepts
+        if c in language
+        for m in language[c].finditer(text, start)
+        if not any(0 <= m.start() - end <= _BESIDE for end in ends)
+    ]
     return min(found, default=None)
 
 
@@ -343,12 +361,18 @@ def _peer_clause(
     patterns: Sequence[dict[str, re.Pattern[str]]],
     concepts: tuple[str, ...],
 ) -> bool:
-    """A peer's name and one of ``concepts`` in one clause (";" ends one)."""
+    """A peer's name and one of ``concepts`` in one clause (";" ends one); a NOT that is a "without" is
+    none (§4ch: "without change" denies no call)."""
     for clause in sentence.split(";"):
         if names.isdisjoint(_IDENTIFIER.findall(clause)):
             continue
-        if any(c in language and language[c].search(clause) for language in patterns for c in concepts):
-            return True
+        for language in patterns:
+            without = (
+                {m.start() for m in language["WITHOUT"].finditer(clause)} if "WITHOUT" in language else set()
+            )
+            for c in concepts:
+                if c in language and any(m.start() not in without for m in language[c].finditer(clause)):
+                    return True
     return False
 
 
