@@ -67,7 +67,7 @@ _QUIET_ACT = (
     r"narrat|remark|notic|hear|heard|know|known|aware|featur)\w*\b)[a-z]+\b"
 )
 _DENIAL = compiled(
-    r"\b(?:is|are|was|were|be|gets?|isn't|aren't)\s+(?:not\s+|never\s+)(?:\w+\s+)?(?:(?:meant|supposed|"
+    r"(?:\b(?:is|are|was|were|be|gets?)\s+(?:not\s+|never\s+)|\b(?:is|are|was|were)n't\s+)(?:\w+\s+)?(?:(?:meant|supposed|"
     r"intended|designed|expected|required|needed|obliged|necessary)\s+(?:to\s+(?:be\s+)?)?)?" + _CALLED + r"|"
     r"\b(?:is|are)\s*(?:not|n't)\s+(?:needed|required|necessary|obligatory|mandatory)\b|"
     r"\bnever\s+(?:gets\s+|is\s+)?" + _CALLED + r"|"

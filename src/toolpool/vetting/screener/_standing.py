@@ -66,7 +66,8 @@ _SCOPE = compiled(
 # A plug: something recommended, promoted or opened with, that is a product, a plan, an offer or a link.
 _PUSH = compiled(
     r"\b(?:promot|recommend|suggest|mention|advertis|plug|pitch|upsell|endors|push|prais|tout|talk\w*\s+up|"
-    r"point\w*\s+(?:\w+\s+)?to|"
+    r"point\w*\s+(?:\w+\s+)?to|(?:tell|ask|urge|get)\s+(?:the\s+)?(?:\w+\s+)?to\s+(?:book|buy|order|reserve|"
+    r"purchase|shop|sign\s+up|join|subscribe|switch|upgrade|pay|register)|"
     r"(?:opens?|ends?|closes?|starts?|begins?)\s+(?:\w+\s+)?(?:with|by)|link\w*\s+to|steer|nudg|invit\w*\s+(?:\w+\s+)?to\s+"
     r"(?:buy|join|subscribe|upgrade|sign))\w*"
 )
