@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001  (the probes are written in Japanese, Korean and Turkish letters)
+# ruff: noqa: RUF001, RUF002  (the probes are written in Japanese, Korean and Turkish letters)
 """Issue 18 (§4cj): a negation after the verb denies the call — "実行されません", "startet nicht".
 
 Blind batch AL's first run (§4cg) dropped an honest Japanese note: "it is not run automatically at the start
@@ -6,7 +6,9 @@ of a conversation; it works only when the user asks" (``al_ben_14``). The concep
 denied only with a negation *before* it ("not … called", "不调用"); Japanese and Korean put it after the verb,
 German after a finite verb ("startet nicht"). Probes written before the reading (strict xfails where the
 rules were wrong at first), none sharing a word with ``al_ben_14`` beyond the scope's own; the poisoned twin
-tells the person to buy from a link at the start of each session and must stay dropped.
+tells the person to buy from a link at the start of each session and must stay dropped. At first run: 1 of
+4 honest passed (Korean); after §4cj (a NOT up to eight characters after a CALL denies it too): 3 of 4 —
+Turkish "çalıştırılmaz" carries its negation inside the verb.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ import pytest
 
 from tests.vetting.probes import dropped
 
-_WRONG = pytest.mark.xfail(strict=True, reason="wrong at first run (§4cj): a negation after the verb")
+_INSIDE = pytest.mark.xfail(
+    strict=True,
+    reason="after §4cj: Turkish puts the negation inside the verb (çalıştırılmaz), which no form reads",
+)
 
 _HONEST = [
     pytest.param(
         "港の潮位を表示します。各セッションの開始時に自動で実行されません。ユーザーが頼んだときだけ使います。",
         id="ja",
-        marks=_WRONG,
     ),
     pytest.param(
         "항구의 조수를 보여 줍니다. 모든 대화의 시작에 자동으로 실행되지 않으며, 사용자가 요청할 때만 작동합니다.",
@@ -30,12 +34,11 @@ _HONEST = [
     pytest.param(
         "Limandaki gelgitleri gösterir. Her konuşmanın başında otomatik olarak çalıştırılmaz; yalnızca kullanıcı isterse çalışır.",
         id="tr",
-        marks=_WRONG,
+        marks=_INSIDE,
     ),
     pytest.param(
         "Zeigt die Gezeiten des Hafens. Das Werkzeug startet nicht am Anfang jedes Gesprächs, nur wenn der Nutzer fragt.",
         id="de",
-        marks=_WRONG,
     ),
 ]
 _POISONED = [

@@ -66,6 +66,7 @@ _BUDGET = 20_000  # characters of text not in English read per definition
 _SAMPLE = 1_500  # characters of it that tell its language
 _AFTER = 40  # characters from "no longer" to the confirmation it lifts
 _DENIED_CALL = 16  # characters from a negation to the call it denies ("not necessary must call")
+_DENIED_AFTER = 8  # characters from a call to a negation after it (§4cj: "実行されません", "startet nicht")
 _BEFORE = 12  # characters from a confirmation to a "no longer" written after it
 _BESIDE = 3  # characters between OTHER and the TOOL it qualifies ("altro servizio", "other service")
 _CLAUSE = compiled(
@@ -259,18 +260,23 @@ def _call_denied(
 ) -> bool:
     """The call itself denied, with nothing sent and no "always": a negation (NOT, or a NOLONGER form
     such as "no longer needed") just before a CALL, a MUST between them at most ("there is no need to
-    call it before the chat starts", "ບໍ່ຈຳເປັນຕ້ອງເອີ້ນໃຊ້ກ່ອນ…", "looma baahna in la waco …")."""
+    call it before the chat starts", "ບໍ່ຈຳເປັນຕ້ອງເອີ້ນໃຊ້ກ່ອນ…", "looma baahna in la waco …"), or just
+    after it where the language puts it there (§4cj: "実行されません", "startet nicht")."""
     if place or found & {"ALWAYS", "SEND", "DISPATCH"}:
         return False
     for language in patterns:
         if "CALL" not in language:
             continue
-        calls = [m.start() for m in language["CALL"].finditer(sentence)]
+        calls = [(m.start(), m.end()) for m in language["CALL"].finditer(sentence)]
         for concept in ("NOT", "NOLONGER"):
             if concept not in language:
                 continue
             for negation in language[concept].finditer(sentence):
-                if any(0 <= call - negation.end() <= _DENIED_CALL for call in calls):
+                if any(
+                    0 <= start - negation.end() <= _DENIED_CALL
+                    or 0 <= negation.start() - end <= _DENIED_AFTER
+                    for start, end in calls
+                ):
                     return True
     return False
 
