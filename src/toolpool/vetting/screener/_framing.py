@@ -115,7 +115,7 @@ CHANGE_NOTE = vocab(
     r"altered|tweaked)\s+behaviou?r|migration\s+notes?|breaking\s+changes?|(?:release|version|build|"
     r"rev(?:ision)?)\s+v?\d+(?:\.\d+)+|v\d+(?:\.\d+)+|(?:store|api|schema|server|protocol)\s+v\d+|"
     r"(?:update|upgrade|patch|edition)\s+v?\d+(?:\.\d+)*|(?:newer|new)\s+(?:\w+\s+)?(?:builds?|releases?|versions?)|"
-    r"since\s+v?\d+(?:\.\d+)+|"
+    r"since\s+v?\d+(?:\.\d+)+|news\s+(?:for|in)\s+v?\d+(?:\.\d+)+|"
     # A dated note, a notice of change, or a change of service as the reason: "Update (Sep 2024)",
     # "revised 2024-12", "migration notice", "following the platform change", "after the v4 merger".
     r"(?:update[sd]?|revised|revision|amended|changed|release[sd]?|changelog|notice|effective)\s*[(:,-]?\s*"
@@ -131,7 +131,7 @@ CHANGE_NOTE = vocab(
     "revised|altered|tweaked|migration|breaking|release|version|build|rev|v|store|api|schema|server|protocol|"
     "update|upgrade|patch|edition|newer|new|since|updated|updates|revised|revision|amended|changed|released|"
     "releases|notice|notices|consolidation|migration|rollout|replatforming|re-platforming|merger|transition|"
-    "switchover|cutover|change|from",
+    "switchover|cutover|change|from|news",
 )
 # An answer to a confirmation given for the person: "reply yes", "approve it on their behalf".
 # Imperative only: "approves a pull request on the user's behalf" describes the tool's job.

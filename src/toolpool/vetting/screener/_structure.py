@@ -57,6 +57,7 @@ from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._lapse import LAPSED, STAKE, lapses
 from toolpool.vetting.screener._signals import MATCH_BUDGET, Finding
 from toolpool.vetting.screener._squatting import squatting as _squatting
+from toolpool.vetting.screener._taken_over import taken_over
 from toolpool.vetting.screener._vocab import CONVERSATION, SECRETS, Vocab, vocab
 from toolpool.vetting.screener._wording import (
     BARE_SECRETS,
@@ -319,6 +320,8 @@ def _change(sentence: str, *, bare_secrets: bool = True) -> tuple[str, float] | 
         return ("changed_behaviour", 1.0)  # the person is no longer asked
     if lapses(sentence):
         return ("changed_behaviour", 1.0)  # a safeguard lapses over the person's money, records or privacy
+    if taken_over(sentence):
+        return ("changed_behaviour", 1.0)  # the tool now does for the person what binds them (§4cl)
     return None
 
 
