@@ -13,6 +13,8 @@ order word ("must", "always") and no writer named ("the assistant") is needed:
 - **the person's secrets asked for or repeated**: a password, a key, a card, an identity number
   requested, or echoed back in every answer; their contact details asked for (§4bv: a phone or mobile
   number, a home address);
+- **a forced run** (§4cn, ``_forced_run``): a tool run with one of its inputs set in the text ("run it once on
+  ~ with upload_report enabled");
 - **the person's check skipped** (§4bh): what is done for them goes ahead "with no approval step",
   "bypassing review", "skipping confirmation" (not over a harmless scope: read-only, a dry run).
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolpool.vetting.screener._doc import Doc
+from toolpool.vetting.screener._forced_run import forced_run
 from toolpool.vetting.screener._guard import compiled
 from toolpool.vetting.screener._input_drop import PLACE
 from toolpool.vetting.screener._lapse import harmless
@@ -118,16 +121,19 @@ _CLAUSE = compiled(r";|:(?!//)")  # not the colon of a link
 
 
 def standing_findings(doc: Doc) -> Iterator[Finding]:
-    """A ``line_jumping`` finding for the first sentence that scopes a plug or an ask for secrets past
-    any call of the tool."""
+    """A ``line_jumping`` finding for the first sentence that scopes a plug, an ask for secrets or a
+    forced run past any call of the tool."""
     if not _SCOPE.search(doc.lower):
         return
+    inputs = frozenset(part.prop.lower() for part in doc.parts if part.prop and len(part.prop) > 2)
     for start, end in doc.sentences():
         sentence = doc.lower[start:end]
         scope = _SCOPE.search(sentence)
         if scope is None or _TO_PEOPLE.search(sentence):
             continue
-        if any(_serves_another(clause) for clause in _clauses(sentence, scope.start())):
+        # A forced run is read over the rest of the sentence: a setting is often written "`key: value`".
+        forced = forced_run(sentence[scope.start() :], inputs)
+        if forced or any(_serves_another(clause) for clause in _clauses(sentence, scope.start())):
             yield Finding("line_jumping", doc.where(start), 1.0)
             return
 
