@@ -21,7 +21,7 @@ __all__ = ["FIRST_RUNS", "first_run_drops"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "bench" / "data"
-# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x, §4ab, §4ad, §4ae, §4aj, §4ao, §4ar, §4as, §4av, §4aw, §4az, §4ba, §4bd, §4bg, §4bk, §4bp, §4bs, §4bu, §4bw, §4by, §4cg, §4ck and §4cm.
+# batch -> (file, commit of its first run); from RESULTS.md §4b, §4d, §4f, §4h, §4j, §4l, §4n, §4p, §4s, §4u, §4x, §4ab, §4ad, §4ae, §4aj, §4ao, §4ar, §4as, §4av, §4aw, §4az, §4ba, §4bd, §4bg, §4bk, §4bp, §4bs, §4bu, §4bw, §4by, §4cg, §4ck, §4cm and §4co.
 FIRST_RUNS = {
     "D": ("screen_batch_d.jsonl", "4a9289c"),
     "E": ("screen_batch_e.jsonl", "b6878a3"),
@@ -60,6 +60,7 @@ FIRST_RUNS = {
     "AL": ("screen_batch_al.jsonl", "46ade01"),  # §4cg: the rules after §4bz-§4cf; model with R
     "AM": ("screen_batch_am.jsonl", "1a11581"),  # §4ck: the rules after §4ch-§4cj; model with R
     "AN": ("screen_batch_an.jsonl", "4d13902"),  # §4cm: the rules after §4cl; model with R
+    "AO": ("screen_batch_ao.jsonl", "b93041a"),  # §4co: the rules after §4cn; model with R
     "T1": ("tuner_checks.jsonl", "c101a1b"),
     "T2": ("tuner_checks.jsonl", "375e718"),
     "T3": ("tuner_checks.jsonl", "2984d0c"),

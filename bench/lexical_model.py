@@ -5,7 +5,7 @@
     PYTHONPATH=src .venv/bin/python bench/lexical_model.py --write      # rebuild the packaged model
 
 Training data: every labelled set the screener bench loads — mcpproxy-go's labelled entries, the
-held-out batches A/B/C, batches D-AN (I and J since RESULTS.md §4g, K and L since §4k, M and N since §4p, O since §4s, P and Q since §4u, R since §4ab; S-AN are read from here on), the tuner's
+held-out batches A/B/C, batches D-AO (I and J since RESULTS.md §4g, K and L since §4k, M and N since §4p, O since §4s, P and Q since §4u, R since §4ab; S-AO are read from here on), the tuner's
 check sets T1-T3 — and the real tools (LiveMCPBench and mcpproxy-go, de-duplicated by description) as benign.
 
 1. **Leave one batch out**: each labelled batch is a fold (scored by a model trained on all the
