@@ -61,6 +61,8 @@ def browser() -> Iterator[Browser]:
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     context.set_default_timeout(_WAIT_MS)
+    # ``expect`` keeps its own 5 s default, which a full suite on two busy cores has outrun
+    expect.set_options(timeout=_WAIT_MS)
     opened = context.new_page()
     try:
         yield opened
